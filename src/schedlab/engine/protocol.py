@@ -1,0 +1,61 @@
+"""What a cluster policy sees (ClusterView) and what it must provide (Policy).
+
+The view holds plain Python lists indexed by job (position in the submit-ordered workload):
+list indexing is the cheapest lookup Python has, and the hot loops of the policies do little
+else. Policies read the view; only the engine writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+from schedlab.engine.decisions import Decision
+
+
+@dataclass(eq=False)
+class ClusterView:
+    """The cluster and the jobs as a policy may see them (never the actual run times).
+
+    Attributes are updated in place by the engine: ``now`` and ``free_procs`` before every
+    pass, ``started_at``/``executed_time`` as jobs run. Times are seconds.
+    """
+
+    total_procs: int
+    submit_at: Sequence[float]
+    requested_time: Sequence[float]
+    procs: Sequence[int]
+    user: Sequence[int]
+    now: float = 0.0
+    free_procs: int = 0
+    # Start of each job's current (or last) run segment; NaN before the first start.
+    segment_start_at: list[float] | None = None
+    # Work done before the current segment (seconds of run time), for preemptive policies.
+    executed_time: list[float] | None = None
+    kill_on_overrun: bool = True
+
+    @property
+    def jobs(self) -> int:
+        return len(self.submit_at)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A cluster scheduling policy (DESIGN.md section 2).
+
+    The engine calls ``setup`` once, then, at every instant, ``on_finish`` for each job that
+    ended (completion or overrun kill), ``on_submit`` for each new job, and finally
+    ``schedule`` once. ``schedule`` returns the decisions to apply now, in order.
+    Jobs ended by the policy's own ``Kill`` decisions get no ``on_finish`` call.
+    """
+
+    name: ClassVar[str]
+
+    def setup(self, view: ClusterView) -> None: ...
+
+    def on_submit(self, job: int) -> None: ...
+
+    def on_finish(self, job: int) -> None: ...
+
+    def schedule(self, now: float, view: ClusterView) -> list[Decision]: ...

@@ -1,0 +1,346 @@
+"""The run loop: one cluster of identical processors, jobs streamed in submit order.
+
+Only the next submission is considered at a time (the workload is already sorted), pending
+completions wait in a heap keyed ``(time, job, generation)`` and wake-ups in a heap of times;
+see ``events.py`` for the tie rule. A step applies all the events of one instant, calls the
+policy once, and applies its validated decisions (DESIGN.md section 3).
+
+The hot loop keeps everything in local variables and Python lists on purpose: this is where
+a 243k-job trace spends its time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from heapq import heappop, heappush
+from typing import Protocol
+
+import numpy as np
+
+from schedlab.engine.decisions import Decision, Kill, Start, Suspend, WakeAt
+from schedlab.engine.events import JobState
+from schedlab.engine.protocol import ClusterView, Policy
+from schedlab.errors import PolicyError
+
+_INF = math.inf
+_WAITING = int(JobState.WAITING)
+_RUNNING = int(JobState.RUNNING)
+_SUSPENDED = int(JobState.SUSPENDED)
+_DONE = int(JobState.DONE)
+_PENDING = int(JobState.PENDING)
+
+
+class StepObserver(Protocol):
+    """Reads the state after every instant; never steers (time series, invariant checks)."""
+
+    def after_step(self, now: float, sim: Simulator) -> None: ...
+
+    def finish(self, sim: Simulator) -> None: ...
+
+
+@dataclass(eq=False)
+class RawRun:
+    """Per-job outcome of one simulation, as numpy arrays indexed like the workload."""
+
+    started_at: np.ndarray  # first start (s)
+    finished_at: np.ndarray  # end (s)
+    killed: np.ndarray  # bool: ended by kill_on_overrun or a Kill decision
+    preemptions: np.ndarray  # int: times suspended
+    suspended_time: np.ndarray  # s spent suspended between first start and end
+    executed_time: np.ndarray  # s of run time executed by the last attempt (= run unless killed)
+    total_procs: int
+    wall_time: float
+    instants: int
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class Simulator:
+    """Replays jobs (parallel lists, submit-ordered) through one policy on P processors.
+
+    ``run_time`` is the actual run time, hidden from the policy; ``requested_time`` must be
+    >= ``run_time`` when ``kill_on_overrun`` is False (the workload layer raises it).
+    """
+
+    def __init__(
+        self,
+        *,
+        submit_at: Sequence[float],
+        run_time: Sequence[float],
+        requested_time: Sequence[float],
+        procs: Sequence[int],
+        user: Sequence[int] | None,
+        total_procs: int,
+        policy: Policy,
+        kill_on_overrun: bool = True,
+        observers: Iterable[StepObserver] = (),
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        n = len(submit_at)
+        self.n = n
+        self.total_procs = int(total_procs)
+        self.submit_at = list(map(float, submit_at))
+        self.run_time = list(map(float, run_time))
+        self.requested_time = list(map(float, requested_time))
+        self.procs = list(map(int, procs))
+        self.user = list(map(int, user)) if user is not None else [-1] * n
+        self.policy = policy
+        self.kill_on_overrun = kill_on_overrun
+        self.observers = list(observers)
+        self.progress = progress  # called as progress(jobs ended, jobs) every few thousand instants
+        nan = math.nan
+        self.state = [_PENDING] * n
+        self.started_at = [nan] * n
+        self.finished_at = [nan] * n
+        self.killed = [False] * n
+        self.segment_start_at = [nan] * n
+        self.executed_time = [0.0] * n
+        self.preemptions = [0] * n
+        self.suspended_since = [nan] * n
+        self.suspended_time = [0.0] * n
+        self.used_procs = [0] * n  # processors of the current run segment
+        self.generation = [0] * n
+        self.will_be_killed = [False] * n
+        self.free_procs = self.total_procs
+        self.running = 0
+        self.done = 0
+        self.submitted = 0
+        self.now = 0.0
+        self.view = ClusterView(
+            total_procs=self.total_procs,
+            submit_at=self.submit_at,
+            requested_time=self.requested_time,
+            procs=self.procs,
+            user=self.user,
+            free_procs=self.total_procs,
+            segment_start_at=self.segment_start_at,
+            executed_time=self.executed_time,
+            kill_on_overrun=kill_on_overrun,
+        )
+        self._heap: list[tuple[float, int, int]] = []
+        self._wakes: list[float] = []
+        self._stale = 0  # completions made stale by suspensions and kills, ever
+
+    # -- the loop ---------------------------------------------------------------------
+    def run(self) -> RawRun:
+        """Simulate until every job has ended; returns the per-job outcome."""
+        clock = time.perf_counter()
+        n = self.n
+        submit_at = self.submit_at
+        run_time = self.run_time
+        requested_time = self.requested_time
+        procs = self.procs
+        state = self.state
+        generation = self.generation
+        started_at = self.started_at
+        finished_at = self.finished_at
+        killed = self.killed
+        will_be_killed = self.will_be_killed
+        used_procs = self.used_procs
+        executed = self.executed_time
+        segment_start_at = self.segment_start_at
+        heap = self._heap
+        wakes = self._wakes
+        policy = self.policy
+        on_submit = policy.on_submit
+        on_finish = policy.on_finish
+        schedule = policy.schedule
+        view = self.view
+        observers = self.observers
+        progress = self.progress
+        kill_on_overrun = self.kill_on_overrun
+        policy.setup(view)
+        nexti = 0
+        instants = 0
+        free = self.total_procs
+        running = 0
+        done = 0
+        next_submit = submit_at[0] if n else _INF
+        while True:
+            if self._stale:
+                while heap and heap[0][2] != generation[heap[0][1]]:
+                    heappop(heap)  # the job was suspended or killed since
+            now = heap[0][0] if heap else _INF
+            if next_submit < now:
+                now = next_submit
+            if wakes and wakes[0] < now:
+                now = wakes[0]
+            if now == _INF:
+                break
+            instants += 1
+            if progress is not None and not instants & 4095:
+                progress(done, n)
+            view.now = now
+            # 1. completions, in job order
+            while heap and heap[0][0] == now:
+                _, j, gen = heappop(heap)
+                if gen != generation[j]:
+                    continue
+                free += used_procs[j]
+                state[j] = _DONE
+                finished_at[j] = now
+                executed[j] += now - segment_start_at[j]
+                killed[j] = will_be_killed[j]
+                running -= 1
+                done += 1
+                on_finish(j)
+            # 2. submissions, in job order
+            while next_submit == now:
+                state[nexti] = _WAITING
+                on_submit(nexti)
+                nexti += 1
+                next_submit = submit_at[nexti] if nexti < n else _INF
+            # 3. wake-ups only cause the pass below
+            while wakes and wakes[0] <= now:
+                heappop(wakes)
+            view.free_procs = free
+            decisions = schedule(now, view)
+            for d in decisions:
+                j = d[0]
+                # fast path: a waiting rigid job starts (nearly every decision of a run)
+                if type(d) is Start and d[1] is None and state[j] == _WAITING:
+                    p = procs[j]
+                    if p <= free:
+                        free -= p
+                        state[j] = _RUNNING
+                        started_at[j] = now
+                        segment_start_at[j] = now
+                        used_procs[j] = p
+                        running += 1
+                        r = run_time[j]
+                        if kill_on_overrun and r > requested_time[j]:
+                            heappush(heap, (now + requested_time[j], j, generation[j]))
+                            will_be_killed[j] = True
+                        else:
+                            heappush(heap, (now + r, j, generation[j]))
+                        continue
+                self.free_procs, self.running, self.done = free, running, done
+                self._apply(now, d)
+                free, running, done = self.free_procs, self.running, self.done
+            view.free_procs = free
+            if observers:
+                self.free_procs, self.running, self.done = free, running, done
+                self.submitted = nexti
+                self.now = now
+                for obs in observers:
+                    obs.after_step(now, self)
+        wall = time.perf_counter() - clock
+        self.free_procs, self.running, self.done = free, running, done
+        self.submitted = nexti
+        if done != n:
+            stuck = [j for j in range(n) if state[j] != _DONE]
+            raise PolicyError(
+                f"policy {policy.name!r} left {len(stuck)} job(s) never finished "
+                f"(first: job index {stuck[0]}) when no event remained"
+            )
+        for obs in observers:
+            obs.finish(self)
+        return RawRun(
+            started_at=np.array(started_at),
+            finished_at=np.array(finished_at),
+            killed=np.array(killed, dtype=bool),
+            preemptions=np.array(self.preemptions, dtype=np.int64),
+            suspended_time=np.array(self.suspended_time),
+            executed_time=np.array(executed),
+            total_procs=self.total_procs,
+            wall_time=wall,
+            instants=instants,
+        )
+
+    # -- decisions --------------------------------------------------------------------
+    def _apply(self, now: float, d: Decision) -> None:
+        """Validate and apply one decision (all but the engine's inlined fast path)."""
+        state = self.state
+        policy_name = self.policy.name
+        kind = type(d)
+        if kind is Start:
+            j = d[0]
+            st = state[j]
+            if st != _WAITING and st != _SUSPENDED:
+                raise PolicyError(
+                    f"policy {policy_name!r}: Start(job {j}) at t={now}: job is "
+                    f"{JobState(st).name.lower()}, only waiting or suspended jobs start"
+                )
+            p = self.procs[j] if d[1] is None else d[1]
+            if p > self.free_procs or p <= 0:
+                raise PolicyError(
+                    f"policy {policy_name!r}: Start(job {j}) at t={now} needs {p} "
+                    f"processors but only {self.free_procs} are free"
+                )
+            self.free_procs -= p
+            self._start(now, j, p, st)
+        elif kind is Suspend:
+            j = d[0]
+            if state[j] != _RUNNING:
+                raise PolicyError(
+                    f"policy {policy_name!r}: Suspend(job {j}) at t={now}: job is not running"
+                )
+            self.free_procs += self.used_procs[j]
+            self._suspend(now, j, d[1])
+        elif kind is Kill:
+            j = d[0]
+            st = state[j]
+            if st == _RUNNING:
+                self.free_procs += self.used_procs[j]
+                self.executed_time[j] += now - self.segment_start_at[j]
+                self.running -= 1
+                self._stale += 1
+            elif st != _WAITING and st != _SUSPENDED:
+                raise PolicyError(
+                    f"policy {policy_name!r}: Kill(job {j}) at t={now}: job already ended "
+                    "or not submitted"
+                )
+            self._close_suspension(now, j)
+            self.generation[j] += 1
+            state[j] = _DONE
+            self.finished_at[j] = now
+            if math.isnan(self.started_at[j]):
+                self.started_at[j] = now
+            self.killed[j] = True
+            self.done += 1
+        elif kind is WakeAt:
+            t = float(d[0])
+            if t > now:
+                heappush(self._wakes, t)
+        else:
+            raise PolicyError(f"policy {policy_name!r} returned {d!r}, not a decision")
+
+    def _start(self, now: float, j: int, p: int, previous_state: int) -> None:
+        if previous_state == _WAITING:
+            self.started_at[j] = now
+        else:
+            self._close_suspension(now, j)
+        self.state[j] = _RUNNING
+        self.used_procs[j] = p
+        self.segment_start_at[j] = now
+        self.running += 1
+        executed = self.executed_time[j]
+        remaining = self.run_time[j] - executed
+        if self.kill_on_overrun:
+            budget = self.requested_time[j] - executed
+            if remaining > budget:
+                heappush(self._heap, (now + budget, j, self.generation[j]))
+                self.will_be_killed[j] = True
+                return
+        self.will_be_killed[j] = False
+        heappush(self._heap, (now + remaining, j, self.generation[j]))
+
+    def _suspend(self, now: float, j: int, keep_progress: bool) -> None:
+        self._stale += 1
+        self.state[j] = _SUSPENDED
+        self.generation[j] += 1
+        self.running -= 1
+        self.preemptions[j] += 1
+        self.suspended_since[j] = now
+        if keep_progress:
+            self.executed_time[j] += now - self.segment_start_at[j]
+        else:
+            self.executed_time[j] = 0.0
+
+    def _close_suspension(self, now: float, j: int) -> None:
+        since = self.suspended_since[j]
+        if since == since:  # not NaN
+            self.suspended_time[j] += now - since
+            self.suspended_since[j] = math.nan

@@ -1,0 +1,58 @@
+"""The SchedlabError tree: every error a user can cause, with a message that names the culprit.
+
+Library code raises these and never prints or exits; the CLI turns them into one line on
+stderr and exit code 2 (DESIGN.md section 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class SchedlabError(Exception):
+    """Base of every error schedlab raises on purpose."""
+
+
+class WorkloadError(SchedlabError):
+    """A workload file or model spec is unusable: names the file, line, field and value."""
+
+    def __init__(
+        self,
+        path: str,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+        value: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.field = field
+        self.value = value
+        where = path if line is None else f"{path}:{line}"
+        what = message
+        if field is not None:
+            what = f"field {field}: {message}"
+        if value is not None:
+            what = f"{what} (got {value!r})"
+        super().__init__(f"{where}: {what}")
+
+
+class ConfigError(SchedlabError):
+    """An option has a value outside what is allowed: names the option, value and choices."""
+
+    def __init__(self, option: str, value: object, allowed: str | Iterable[str]) -> None:
+        self.option = option
+        self.value = value
+        if not isinstance(allowed, str):
+            allowed = ", ".join(str(a) for a in allowed)
+        self.allowed = allowed
+        super().__init__(f"invalid value {value!r} for {option}; allowed: {allowed}")
+
+
+class PolicyError(SchedlabError):
+    """A policy returned a decision the engine cannot apply (names the job and the rule)."""
+
+
+class InvariantError(SchedlabError):
+    """A simulation broke an invariant of SPEC section 1 (only raised with checking on)."""

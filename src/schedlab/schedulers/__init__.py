@@ -1,0 +1,18 @@
+"""Cluster scheduling policies, registered by name (SPEC section 4)."""
+
+from schedlab.schedulers.conservative import ConservativeBackfilling, ConservativeParams
+from schedlab.schedulers.easy import EasyBackfilling, EasyParams
+from schedlab.schedulers.fcfs import Fcfs, FcfsParams
+from schedlab.schedulers.registry import available_policies, make_policy, register_policy
+
+__all__ = [
+    "ConservativeBackfilling",
+    "ConservativeParams",
+    "EasyBackfilling",
+    "EasyParams",
+    "Fcfs",
+    "FcfsParams",
+    "available_policies",
+    "make_policy",
+    "register_policy",
+]

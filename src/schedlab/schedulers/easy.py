@@ -1,0 +1,228 @@
+"""EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), as SPEC section 4 states it.
+
+The queue is in arrival order. Jobs start from the head while it fits; when the head does
+not fit it gets a reservation at the *shadow time* (the earliest time enough processors are
+free, from running jobs' requested ends) and later jobs may jump ahead if they fit now and
+either end by the shadow time or use only the *extra* processors.
+
+Why it is fast: most passes cannot start anything, and the code proves it cheaply.
+- Shadow time and extra processors only change when a job ends or the head changes; between
+  those events they are kept (a backfilled job changes them exactly as the incremental rule
+  says, which is what a recomputation would give).
+- A job that failed the test keeps failing until a job ends, except that a job limited only
+  by "ends before the shadow time" may pass later as ``now`` grows; the smallest requested
+  time among those is kept, so a pass with only new arrivals looks at the new jobs alone.
+- A full scan only visits jobs narrow enough for the free processors: waiting jobs are also
+  bucketed by size.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass
+from typing import ClassVar
+
+from schedlab.engine.decisions import Decision, Start
+from schedlab.engine.protocol import ClusterView
+from schedlab.errors import ConfigError
+from schedlab.schedulers.registry import register_policy
+
+_INF = float("inf")
+_NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
+BACKFILL_ORDERS = ("fcfs", "sjf")
+
+
+@dataclass(frozen=True)
+class EasyParams:
+    """``backfill_order``: order in which queued jobs are tried for backfilling.
+
+    "fcfs" (arrival order, the classic EASY of SPEC 4) or "sjf" (shortest requested time
+    first, ties by arrival).
+    """
+
+    backfill_order: str = "fcfs"
+
+    def __post_init__(self) -> None:
+        if self.backfill_order not in BACKFILL_ORDERS:
+            raise ConfigError("easy backfill_order", self.backfill_order, BACKFILL_ORDERS)
+
+
+@register_policy
+class EasyBackfilling:
+    """EASY backfilling with one reservation, for the queue head."""
+
+    name: ClassVar[str] = "easy"
+    Params: ClassVar[type] = EasyParams
+
+    def __init__(self, params: EasyParams | None = None) -> None:
+        self.params = params or EasyParams()
+        self._sjf = self.params.backfill_order == "sjf"
+
+    def setup(self, view: ClusterView) -> None:
+        self._req = view.requested_time
+        self._procs = view.procs
+        self._queue: list[int] = []  # waiting jobs, arrival order
+        self._buckets: dict[int, list[int]] = {}  # size -> waiting jobs of that size
+        self._sizes: list[int] = []  # sorted keys of _buckets
+        self._running: list[tuple[float, int]] = []  # (expected end, job), sorted
+        self._expected_end: dict[int, float] = {}
+        self._dirty = True  # a job ended or the head may have changed: full pass
+        self._shadow = _INF
+        self._extra = 0
+        self._checked = 0  # queue positions < _checked were tested at the last pass
+        self._blocked_min_req = _INF  # smallest req among jobs held back by the time test
+
+    # -- events ---------------------------------------------------------------------
+    def on_submit(self, job: int) -> None:
+        if not self._queue:
+            self._dirty = True
+        self._queue.append(job)
+        p = self._procs[job]
+        bucket = self._buckets.get(p)
+        if bucket is None:
+            self._buckets[p] = [job]
+            insort(self._sizes, p)
+        else:
+            bucket.append(job)
+
+    def on_finish(self, job: int) -> None:
+        running = self._running
+        key = (self._expected_end.pop(job), job)
+        del running[bisect_left(running, key)]
+        self._dirty = True
+
+    # -- the pass -----------------------------------------------------------------------
+    def _start(self, now: float, j: int, out: list[Decision]) -> None:
+        end = now + self._req[j]
+        self._expected_end[j] = end
+        insort(self._running, (end, j))
+        p = self._procs[j]
+        bucket = self._buckets[p]
+        if bucket[0] == j:
+            del bucket[0]
+        else:
+            bucket.remove(j)
+        if not bucket:
+            del self._buckets[p]
+            del self._sizes[bisect_left(self._sizes, p)]
+        out.append(Start(j))
+
+    def _compute_shadow(self, free: int, need: int) -> None:
+        """Shadow time and extra processors for a head needing ``need`` > ``free``."""
+        avail = free
+        procs = self._procs
+        running = self._running
+        shadow = _INF
+        i = 0
+        n = len(running)
+        while i < n:
+            end, j = running[i]
+            avail += procs[j]
+            i += 1
+            if avail >= need:
+                shadow = end
+                break
+        while i < n and running[i][0] == shadow:  # jobs ending at the shadow time too
+            avail += procs[running[i][1]]
+            i += 1
+        self._shadow = shadow
+        self._extra = avail - need
+
+    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+        queue = self._queue
+        if not queue:
+            return _NOTHING
+        free = view.free_procs
+        if not self._dirty:
+            # no job ended since the last pass: the head is still blocked, free can only
+            # have shrunk, and only new arrivals or time-blocked jobs may fit now
+            if free == 0:
+                self._checked = len(queue)
+                return _NOTHING
+            if now + self._blocked_min_req <= self._shadow:
+                first = 1  # a job held back by the time test may fit now: test all again
+                self._blocked_min_req = _INF
+            else:
+                first = self._checked
+            out: list[Decision] = []
+            if first < len(queue):
+                self._backfill(now, free, first, out)
+            self._checked = len(queue)
+            return out
+        self._dirty = False
+        procs = self._procs
+        out = []
+        # FCFS part: start from the head while it fits
+        started = 0
+        while started < len(queue) and procs[queue[started]] <= free:
+            j = queue[started]
+            free -= procs[j]
+            self._start(now, j, out)
+            started += 1
+        if started:
+            del queue[:started]
+        self._checked = len(queue)
+        if not queue or free == 0:
+            return out  # shadow time is computed once processors are free to backfill
+        self._compute_shadow(free, procs[queue[0]])
+        self._blocked_min_req = _INF
+        self._backfill(now, free, 1, out)
+        self._checked = len(queue)
+        return out
+
+    def _backfill(self, now: float, free: int, first: int, out: list[Decision]) -> int:
+        """Try queue[first:] (head excluded) for backfilling; returns the free count after."""
+        queue = self._queue
+        procs = self._procs
+        req = self._req
+        shadow = self._shadow
+        extra = self._extra
+        blocked_min = self._blocked_min_req
+        sizes = self._sizes
+        if first == 1:
+            k = bisect_right(sizes, free)
+            if k == 0:
+                return free
+            buckets = self._buckets
+            if k == 1:
+                candidates = list(buckets[sizes[0]])
+            else:
+                candidates = []
+                for s in sizes[:k]:
+                    candidates.extend(buckets[s])
+                candidates.sort()
+            head = queue[0]
+        else:
+            candidates = queue[first:]
+            head = -1
+        if self._sjf:
+            candidates.sort(key=req.__getitem__)
+        started: list[int] = []
+        for j in candidates:
+            p = procs[j]
+            if p > free or j == head:
+                continue
+            end = now + req[j]
+            if end <= shadow:
+                pass
+            elif p <= extra:
+                extra -= p
+            else:
+                r = req[j]
+                if r < blocked_min:
+                    blocked_min = r
+                continue
+            free -= p
+            self._start(now, j, out)
+            started.append(j)
+            if free == 0:
+                break
+        if started:
+            if len(started) == 1:
+                queue.remove(started[0])
+            else:
+                gone = set(started)
+                queue[:] = [j for j in queue if j not in gone]
+        self._extra = extra
+        self._blocked_min_req = blocked_min
+        return free

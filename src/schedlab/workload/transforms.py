@@ -1,0 +1,108 @@
+"""Pure functions that derive one workload from another (SPEC section 2).
+
+Each returns a new `Workload` and leaves its argument untouched (rows are copied, never
+shared), keeping the machine size, header, source and skip counts. Jobs a transform removes
+on purpose to clean a trace are counted in `skipped` like any other skipped job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from schedlab.errors import ConfigError
+from schedlab.workload.job import F, Workload
+
+__all__ = [
+    "scale_load",
+    "clean_by_status",
+    "first_jobs",
+    "time_window",
+    "raise_requested_to_run",
+]
+
+
+def _is_real(value: object) -> bool:
+    """True for ints and floats (numpy ones too), not for bools or strings."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def scale_load(workload: Workload, factor: float) -> Workload:
+    """Multiply every submit time by 1/`factor` to offer `factor` times the load (PPS paper).
+
+    Literally SPEC section 2: the first submit time moves too (it is not re-anchored), and
+    only field 2 changes (run times, estimates and think times stay as they are).
+    """
+    if not _is_real(factor) or not math.isfinite(float(factor)) or float(factor) <= 0:
+        raise ConfigError("load_factor", factor, "a finite number > 0")
+    fields = workload.fields.copy()
+    fields[:, F["submit_time"]] *= 1.0 / float(factor)
+    return workload.with_fields(fields)
+
+
+def clean_by_status(workload: Workload, drop: Iterable[int] = (0, 5)) -> Workload:
+    """Drop jobs whose SWF status (field 11) is in `drop` (PPS paper: 0 failed, 5 cancelled).
+
+    The count of each dropped status k is added to `skipped['status_<k>']`, so a report
+    shows what cleaning removed.
+    """
+    if isinstance(drop, str | bytes) or not isinstance(drop, Iterable):
+        raise ConfigError("drop", drop, "a collection of SWF status codes (integers)")
+    codes = list(drop)
+    if not all(_is_int(code) for code in codes):
+        raise ConfigError("drop", drop, "a collection of SWF status codes (integers)")
+    status = workload.fields[:, F["status"]]
+    skipped = dict(workload.skipped)
+    remove = np.zeros(len(workload), dtype=bool)
+    for code in dict.fromkeys(int(c) for c in codes):
+        hit = status == code
+        key = f"status_{code}"
+        skipped[key] = skipped.get(key, 0) + int(hit.sum())
+        remove |= hit
+    return workload.with_fields(workload.fields[~remove], skipped=skipped)
+
+
+def first_jobs(workload: Workload, n: int) -> Workload:
+    """The first `n` jobs in submit order (all of them if there are fewer).
+
+    Jobs cut off are a selection, not skipped jobs: `skipped` is left as it is.
+    """
+    if not _is_int(n) or n < 0:
+        raise ConfigError("n", n, "an integer >= 0")
+    return workload.with_fields(workload.fields[: int(n)].copy())
+
+
+def time_window(workload: Workload, start: float, end: float) -> Workload:
+    """Jobs submitted in [`start`, `end`) seconds (SWF time origin); times are unchanged.
+
+    Selection, like `first_jobs`: jobs outside the window are not counted as skipped.
+    """
+    if not _is_real(start) or math.isnan(float(start)):
+        raise ConfigError("start", start, "a number of seconds")
+    if not _is_real(end) or math.isnan(float(end)) or float(end) <= float(start):
+        raise ConfigError("end", end, f"a number of seconds > start ({start!r})")
+    submit = workload.fields[:, F["submit_time"]]
+    inside = (submit >= float(start)) & (submit < float(end))
+    return workload.with_fields(workload.fields[inside])
+
+
+def raise_requested_to_run(workload: Workload) -> Workload:
+    """Set field 9 to the run time wherever the user estimate is below it.
+
+    For runs without kill-on-overrun the estimate must still bound the run time (backfilling
+    relies on it); jobs whose field 9 is unknown (<= 0) already use their run time and keep -1.
+    """
+    fields = workload.fields.copy()
+    requested = fields[:, F["requested_time"]]
+    run = fields[:, F["run_time"]]
+    short = (requested > 0) & (requested < run)
+    requested[short] = run[short]
+    return workload.with_fields(fields)
