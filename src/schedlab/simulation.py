@@ -15,8 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from schedlab.engine.checker import CheckedPolicy, InvariantChecker
 from schedlab.engine.protocol import Policy
@@ -28,6 +29,9 @@ from schedlab.schedulers.registry import make_policy
 from schedlab.workload.job import Workload
 from schedlab.workload.load import load_workload
 from schedlab.workload.transforms import raise_requested_to_run, scale_load
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(eq=False)
@@ -50,40 +54,45 @@ class SimulationResult:
         return self.raw.total_procs
 
     @cached_property
-    def jobs(self) -> pd.DataFrame:
-        """Per-job table, one row per simulated job, in submit order (DESIGN.md 4)."""
+    def columns(self) -> dict[str, np.ndarray]:
+        """Per-job table as numpy columns, one entry per simulated job, in submit order."""
         w = self.workload
         raw = self.raw
         started = raw.started_at
         finished = raw.finished_at
         run = finished - started - raw.suspended_time
-        frame = pd.DataFrame(
-            {
-                "job_id": w.job_id,
-                "submitted_at": w.submit_time,
-                "started_at": started,
-                "finished_at": finished,
-                "wait_time": started - w.submit_time,
-                "run_time": run,
-                "requested_time": self.requested_time,
-                "procs": w.procs,
-                "user": w.user_id,
-                "group": w.group_id,
-                "queue": w.queue_id,
-                "killed": raw.killed,
-            }
-        )
+        columns = {
+            "job_id": w.job_id,
+            "submitted_at": w.submit_time,
+            "started_at": started,
+            "finished_at": finished,
+            "wait_time": started - w.submit_time,
+            "run_time": run,
+            "requested_time": self.requested_time,
+            "procs": w.procs,
+            "user": w.user_id,
+            "group": w.group_id,
+            "queue": w.queue_id,
+            "killed": raw.killed,
+        }
         if raw.preemptions.any():
-            frame["preemptions"] = raw.preemptions
-            frame["suspended_time"] = raw.suspended_time
-        for name, values in {**raw.extra, **self.extra_columns}.items():
-            frame[name] = values
-        return frame
+            columns["preemptions"] = raw.preemptions
+            columns["suspended_time"] = raw.suspended_time
+        columns.update(raw.extra)
+        columns.update(self.extra_columns)
+        return columns
+
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        """Per-job table, one row per simulated job, in submit order (DESIGN.md 4)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns)
 
     def summary(self) -> dict[str, Any]:
         """The summary keys of DESIGN.md section 4 (``wall_time`` = simulation seconds)."""
         return summarize(
-            self.jobs,
+            self.columns,
             procs=self.procs,
             skipped=self.workload.total_skipped,
             wall_time=self.wall_time,

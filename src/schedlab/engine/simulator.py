@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,6 +31,13 @@ _RUNNING = int(JobState.RUNNING)
 _SUSPENDED = int(JobState.SUSPENDED)
 _DONE = int(JobState.DONE)
 _PENDING = int(JobState.PENDING)
+
+
+def _as_list(values: Sequence[Any], kind: type) -> list[Any]:
+    """A Python list of ``kind`` (lists from ``ndarray.tolist()`` pass through untouched)."""
+    if isinstance(values, list) and (not values or type(values[0]) is kind):
+        return values
+    return [kind(v) for v in values]
 
 
 class StepObserver(Protocol):
@@ -81,11 +88,11 @@ class Simulator:
         n = len(submit_at)
         self.n = n
         self.total_procs = int(total_procs)
-        self.submit_at = list(map(float, submit_at))
-        self.run_time = list(map(float, run_time))
-        self.requested_time = list(map(float, requested_time))
-        self.procs = list(map(int, procs))
-        self.user = list(map(int, user)) if user is not None else [-1] * n
+        self.submit_at = _as_list(submit_at, float)
+        self.run_time = _as_list(run_time, float)
+        self.requested_time = _as_list(requested_time, float)
+        self.procs = _as_list(procs, int)
+        self.user = _as_list(user, int) if user is not None else [-1] * n
         self.policy = policy
         self.kill_on_overrun = kill_on_overrun
         self.observers = list(observers)

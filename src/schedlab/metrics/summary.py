@@ -9,10 +9,16 @@ deviation of |submission rank - start rank|, the start of a preempted job being 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# A per-job table: a DataFrame or a mapping of column name -> numpy array (no pandas needed)
+JobTable = Union["pd.DataFrame", Mapping[str, np.ndarray]]
 
 BSLD_THRESHOLD = 10.0  # seconds: tau of the bounded slowdown
 
@@ -50,8 +56,12 @@ def unfairness(submitted_at: np.ndarray, virtual_start_at: np.ndarray) -> float:
     return float(np.std(np.abs(submit_rank - start_rank)))
 
 
-def _aggregate(jobs: pd.DataFrame, procs: int) -> dict[str, Any]:
-    n = len(jobs)
+def _col(jobs: JobTable, name: str, dtype: Any = None) -> np.ndarray:
+    return np.asarray(jobs[name], dtype=dtype)
+
+
+def _aggregate(jobs: JobTable, procs: int) -> dict[str, Any]:
+    n = len(_col(jobs, "submitted_at"))
     if n == 0:
         return {
             "jobs": 0,
@@ -65,13 +75,13 @@ def _aggregate(jobs: pd.DataFrame, procs: int) -> dict[str, Any]:
             "unfairness": 0.0,
             "killed": 0,
         }
-    submit = jobs["submitted_at"].to_numpy()
-    end = jobs["finished_at"].to_numpy()
-    run = jobs["run_time"].to_numpy()
-    wait = jobs["wait_time"].to_numpy()
+    submit = _col(jobs, "submitted_at")
+    end = _col(jobs, "finished_at")
+    run = _col(jobs, "run_time")
+    wait = _col(jobs, "wait_time")
     response = end - submit
     makespan = float(end.max() - submit.min())
-    work = float(np.dot(jobs["procs"].to_numpy(dtype=np.float64), run))
+    work = float(np.dot(_col(jobs, "procs", np.float64), run))
     utilization = work / (procs * makespan) if makespan > 0 else 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         slowdown = np.where(run > 0, response / run, np.nan)
@@ -86,12 +96,12 @@ def _aggregate(jobs: pd.DataFrame, procs: int) -> dict[str, Any]:
         "mean_slowdown": float(np.nanmean(slowdown)) if np.isfinite(slowdown).any() else 0.0,
         "mean_bounded_slowdown": float(bsld.mean()),
         "unfairness": unfairness(submit, end - run),
-        "killed": int(jobs["killed"].sum()),
+        "killed": int(np.count_nonzero(_col(jobs, "killed"))),
     }
 
 
 def summarize(
-    jobs: pd.DataFrame, *, procs: int, skipped: int = 0, wall_time: float = 0.0
+    jobs: JobTable, *, procs: int, skipped: int = 0, wall_time: float = 0.0
 ) -> dict[str, Any]:
     """The summary of DESIGN.md section 4, keys in ``SUMMARY_KEYS`` order."""
     agg = _aggregate(jobs, procs)
@@ -110,6 +120,8 @@ def per_class(jobs: pd.DataFrame, by: str, *, procs: int) -> pd.DataFrame:
     total_makespan = (
         float(jobs["finished_at"].max() - jobs["submitted_at"].min()) if len(jobs) else 0.0
     )
+    import pandas as pd
+
     rows = []
     for value, group in jobs.groupby(by, sort=True):
         agg = _aggregate(group, procs)

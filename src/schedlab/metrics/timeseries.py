@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from schedlab.engine.simulator import Simulator
 
 
@@ -31,6 +32,8 @@ class TimeSeriesObserver:
 
     def frame(self) -> pd.DataFrame:
         """Columns time, queued (jobs waiting or suspended), running, busy_procs."""
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "time": np.asarray(self.times, dtype=np.float64),

@@ -65,10 +65,11 @@ class EasyBackfilling:
         self._buckets: dict[int, list[int]] = {}  # size -> waiting jobs of that size
         self._sizes: list[int] = []  # sorted keys of _buckets
         self._running: list[tuple[float, int]] = []  # (expected end, job), sorted
-        self._expected_end: dict[int, float] = {}
+        self._expected_end: list[float] = [0.0] * view.jobs  # of running jobs
         self._dirty = True  # a job ended or the head may have changed: full pass
         self._shadow = _INF
         self._extra = 0
+        self._shadow_stale = False  # shadow/extra not computed for the current state yet
         self._checked = 0  # queue positions < _checked were tested at the last pass
         self._blocked_min_req = _INF  # smallest req among jobs held back by the time test
 
@@ -87,7 +88,7 @@ class EasyBackfilling:
 
     def on_finish(self, job: int) -> None:
         running = self._running
-        key = (self._expected_end.pop(job), job)
+        key = (self._expected_end[job], job)
         del running[bisect_left(running, key)]
         self._dirty = True
 
@@ -127,6 +128,7 @@ class EasyBackfilling:
             i += 1
         self._shadow = shadow
         self._extra = avail - need
+        self._shadow_stale = False
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]:
         queue = self._queue
@@ -136,17 +138,40 @@ class EasyBackfilling:
         if not self._dirty:
             # no job ended since the last pass: the head is still blocked, free can only
             # have shrunk, and only new arrivals or time-blocked jobs may fit now
+            checked = self._checked
+            self._checked = len(queue)
             if free == 0:
-                self._checked = len(queue)
                 return _NOTHING
+            if self._shadow_stale:
+                procs = self._procs
+                if all(procs[j] > free for j in queue[checked:]):
+                    return _NOTHING  # (the only jobs tested at the last pass were too wide)
+                self._compute_shadow(free, procs[queue[0]])
             if now + self._blocked_min_req <= self._shadow:
-                first = 1  # a job held back by the time test may fit now: test all again
-                self._blocked_min_req = _INF
+                self._blocked_min_req = _INF  # a time-blocked job may fit now: test all
+                out: list[Decision] = []
+                self._backfill(now, free, 1, out)
+            elif checked == len(queue) - 1:
+                # the common case: one new job, tested inline
+                j = queue[checked]
+                p = self._procs[j]
+                if p > free:
+                    return _NOTHING
+                r = self._req[j]
+                if now + r > self._shadow:
+                    if p > self._extra:
+                        if r < self._blocked_min_req:
+                            self._blocked_min_req = r
+                        return _NOTHING
+                    self._extra -= p
+                out = []
+                self._start(now, j, out)
+                queue.pop()
+            elif checked < len(queue):
+                out = []
+                self._backfill(now, free, checked, out)
             else:
-                first = self._checked
-            out: list[Decision] = []
-            if first < len(queue):
-                self._backfill(now, free, first, out)
+                return _NOTHING
             self._checked = len(queue)
             return out
         self._dirty = False
@@ -164,8 +189,20 @@ class EasyBackfilling:
         self._checked = len(queue)
         if not queue or free == 0:
             return out  # shadow time is computed once processors are free to backfill
-        self._compute_shadow(free, procs[queue[0]])
         self._blocked_min_req = _INF
+        sizes = self._sizes
+        if sizes[0] > free or (
+            len(queue) == 1
+            or (
+                sizes[0] == procs[queue[0]]
+                and len(self._buckets[sizes[0]]) == 1
+                and (len(sizes) == 1 or sizes[1] > free)
+            )
+        ):
+            # nobody but the head is narrow enough: the shadow time waits until needed
+            self._shadow_stale = True
+            return out
+        self._compute_shadow(free, procs[queue[0]])
         self._backfill(now, free, 1, out)
         self._checked = len(queue)
         return out
