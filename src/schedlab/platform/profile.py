@@ -174,6 +174,37 @@ class Profile:
             start = self.times[0]
         self._add(start, end, procs)
 
+    def compress(
+        self,
+        jobs: list[int],
+        start_at: list[float],
+        procs: list[int],
+        duration: list[float],
+        now: float,
+    ) -> list[int]:
+        """Move each reservation of ``jobs``, in order, to its earliest start (CBF, SPEC 4).
+
+        ``start_at[j]`` is job j's reserved start; the reservation holds ``procs[j]``
+        processors over [start_at[j], start_at[j] + duration[j]). A job never moves later.
+        Updates ``start_at`` and the profile in place; returns the jobs that moved.
+        """
+        moved = []
+        for j in jobs:
+            start = start_at[j]
+            if start <= now:
+                continue
+            p = procs[j]
+            if self.max_free_before(start) < p:
+                continue  # never enough processors free before it: cannot move
+            r = duration[j]
+            new = self.earliest_start(p, r, now, limit=start, own_start=start)
+            if new < start:
+                self._add(start, start + r, p)
+                self._add(new, new + r, -p)
+                start_at[j] = new
+                moved.append(j)
+        return moved
+
     def segments(self) -> list[tuple[float, int]]:
         """(start, free) of each segment, for tests and plots."""
         return list(zip(self.times, self.free))

@@ -21,7 +21,7 @@ import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.platform.profile import Profile
+from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
 
 
@@ -96,25 +96,10 @@ class ConservativeBackfilling:
 
     def _compress(self, now: float) -> None:
         """Re-place every waiting job, in arrival order, at its earliest start (SPEC 4)."""
-        profile = self.profile
-        procs = self._procs
-        req = self._req
         reserved_at = self.reserved_at
         due = self._due
-        for j in self._waiting:
-            start = reserved_at[j]
-            if start <= now:
-                continue
-            p = procs[j]
-            if profile.max_free_before(start) < p:
-                continue  # never enough processors free before it: cannot move
-            r = req[j]
-            new = profile.earliest_start(p, r, now, limit=start, own_start=start)
-            if new < start:
-                profile.release(start, start + r, p)
-                profile.reserve(new, new + r, p)
-                reserved_at[j] = new
-                heappush(due, (new, j))
+        for j in self.profile.compress(self._waiting, reserved_at, self._procs, self._req, now):
+            heappush(due, (reserved_at[j], j))
 
     def _start_due(self, now: float) -> list[Decision]:
         """Start every job whose reservation is now; ask to be woken for the next one.
