@@ -35,6 +35,8 @@ WorkloadArg = Annotated[
     ),
 ]
 
+BY_COLUMNS = ("user", "group", "queue")
+
 _SUMMARY_LABELS = {
     "jobs": ("jobs", "{:,}"),
     "skipped": ("skipped", "{:,}"),
@@ -131,14 +133,18 @@ def run(
     """Replay WORKLOAD through one policy and report the metrics."""
     import time
 
-    from schedlab.simulation import simulate
+    from schedlab.schedulers.registry import make_policy
+    from schedlab.simulation import check_table_path, simulate
     from schedlab.workload.load import load_workload
 
     clock = time.perf_counter()
     params = _parse_params(param)
-    from schedlab.schedulers.registry import make_policy
-
-    make_policy(policy, **params)  # fail fast on a bad name or parameter, before reading
+    # fail fast, before a long read and simulation, on anything we can check now
+    make_policy(policy, **params)
+    if jobs_out is not None:
+        check_table_path(jobs_out, option="--jobs-out")
+    if by is not None and by not in BY_COLUMNS:
+        raise ConfigError("--by", by, BY_COLUMNS)
     wl = load_workload(workload, max_procs=procs)
     bar, update = _progress_callback(not as_json)
     if bar is not None:
@@ -160,6 +166,8 @@ def run(
         result.write_jobs(jobs_out)
     summary = result.summary()
     if as_json:
+        if by is not None:
+            summary[f"by_{by}"] = result.by(by).to_dict(orient="records")
         summary["total_wall_time"] = time.perf_counter() - clock
         print(json.dumps(summary))
         return
@@ -352,23 +360,15 @@ def workload_convert(
 
 
 def main() -> None:
-    """Console-script entry point: library errors become one line and exit code 2."""
+    """Console-script entry point: library errors become one line and exit code 2.
+
+    Usage errors (unknown option, bad value) are click's own: a usage line, exit code 2.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except SchedlabError as exc:
         err.print(f"schedlab: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("schedlab: interrupted", highlight=False)
         sys.exit(130)
-    except Exception as exc:  # click usage errors and friends
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(130)
-        raise

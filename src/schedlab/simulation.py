@@ -105,16 +105,26 @@ class SimulationResult:
         write_table(self.jobs, path)
 
 
-def write_table(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write ``frame`` as .csv or .parquet; ConfigError for any other extension."""
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+
+
+def check_table_path(path: str | Path, option: str = "path") -> Path:
+    """A path a per-job table can be written to: known extension, existing folder."""
     p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
+    if p.suffix.lower() not in TABLE_SUFFIXES:
+        raise ConfigError(option, str(path), ["FILE.csv", "FILE.parquet"])
+    if not p.parent.is_dir():
+        raise ConfigError(option, str(path), "a file in an existing directory")
+    return p
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> None:
+    """Write ``frame`` as .csv or .parquet (chosen by the extension)."""
+    p = check_table_path(path)
+    if p.suffix.lower() == ".csv":
         frame.to_csv(p, index=False)
-    elif suffix in (".parquet", ".pq"):
-        frame.to_parquet(p, index=False)
     else:
-        raise ConfigError("--jobs-out", str(path), ["FILE.csv", "FILE.parquet"])
+        frame.to_parquet(p, index=False)
 
 
 def prepare_workload(
@@ -182,7 +192,7 @@ def simulate(
         checked = CheckedPolicy(instance)
         checker = InvariantChecker(checked)
         observers.append(checker)
-        engine_policy = checked  # type: ignore[assignment]
+        engine_policy = checked
     sim = Simulator(
         submit_at=workload.submit_time.tolist(),
         run_time=workload.run_time.tolist(),

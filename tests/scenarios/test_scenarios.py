@@ -49,13 +49,11 @@ def test_every_scenario_is_complete() -> None:
             "finished_at",
             "killed",
         ], swf.name
-        assert REQUIRED_POLICIES <= set(expected["policy"]), swf.name
+        assert set(expected["policy"]) >= REQUIRED_POLICIES, swf.name
         assert any("MaxProcs:" in line for line in swf.read_text().splitlines()), swf.name
 
 
-@pytest.mark.parametrize(
-    ("swf", "policy"), _cases(), ids=[f"{s.stem}-{p}" for s, p in _cases()]
-)
+@pytest.mark.parametrize(("swf", "policy"), _cases(), ids=[f"{s.stem}-{p}" for s, p in _cases()])
 def test_scenario(swf: Path, policy: str) -> None:
     """The policy's start/end/killed per job equal the hand-computed values exactly."""
     expected = _expected(swf)

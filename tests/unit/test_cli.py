@@ -199,11 +199,6 @@ def test_run_jobs_out_with_another_extension_is_an_error(
     assert not target.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: simulation.write_table lets pandas' OSError ('Cannot save file into a "
-    "non-existent directory') escape: traceback, exit 1 (write_swf wraps the same case)",
-)
 def test_run_jobs_out_into_a_missing_directory_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -367,11 +362,6 @@ def test_run_malformed_swf_names_file_line_and_field(
     assert_one_line_error(code, out, err, f"{path}:{line_no}: ", *fragments)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: `run --by COLUMN` with an unknown column raises KeyError from "
-    "metrics.per_class (not a SchedlabError): traceback, exit 1, after the summary was printed",
-)
 def test_run_by_unknown_column_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -386,12 +376,6 @@ def test_run_by_user_prints_a_per_class_table() -> None:
     assert "per user" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: cli.main() catches click.ClickException but typer 0.29 raises its vendored "
-    "typer._click exceptions, so usage errors (missing argument, unknown command, bad option "
-    "value, bare `schedlab`) escape as a traceback with exit 1",
-)
 @pytest.mark.parametrize(
     "args",
     [

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import schedlab
+from schedlab.errors import ConfigError
 from schedlab.metrics import BSLD_THRESHOLD, SUMMARY_KEYS, per_class, summarize, unfairness
 from schedlab.workload.job import Workload
 
@@ -190,8 +191,8 @@ def test_per_class_utilization_sums_to_total_on_a_simulated_run() -> None:
 
 
 def test_per_class_unknown_column_names_it() -> None:
-    """per_class on a column the table lacks raises KeyError naming that column."""
-    with pytest.raises(KeyError, match="nope"):
+    """per_class on a column the table lacks raises ConfigError naming that column."""
+    with pytest.raises(ConfigError, match="nope"):
         per_class(table(**THREE), "nope", procs=4)
 
 

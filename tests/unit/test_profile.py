@@ -156,14 +156,12 @@ def apply(total: int, ops: list[tuple]) -> tuple[Profile, Model]:
             assert profile.max_free_before(t + 0.5) == model.max_free_before(t + 0.5)
             assert profile.earliest_start(p, d, t) == model.earliest(p, d, t)
             limit = t + d
-            assert profile.earliest_start(p, d, t, limit=limit) == model.earliest(
-                p, d, t, limit
-            )
+            assert profile.earliest_start(p, d, t, limit=limit) == model.earliest(p, d, t, limit)
         assert_same(profile, model)
     return profile, model
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

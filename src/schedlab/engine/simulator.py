@@ -205,9 +205,9 @@ class Simulator:
             view.free_procs = free
             decisions = schedule(now, view)
             for d in decisions:
-                j = d[0]
                 # fast path: a waiting rigid job starts (nearly every decision of a run)
-                if type(d) is Start and d[1] is None and state[j] == _WAITING:
+                if type(d) is Start and d.procs is None and state[d.job] == _WAITING:
+                    j = d.job
                     p = procs[j]
                     if p <= free:
                         free -= p
@@ -261,16 +261,15 @@ class Simulator:
         """Validate and apply one decision (all but the engine's inlined fast path)."""
         state = self.state
         policy_name = self.policy.name
-        kind = type(d)
-        if kind is Start:
-            j = d[0]
+        if isinstance(d, Start):
+            j = d.job
             st = state[j]
             if st != _WAITING and st != _SUSPENDED:
                 raise PolicyError(
                     f"policy {policy_name!r}: Start(job {j}) at t={now}: job is "
                     f"{JobState(st).name.lower()}, only waiting or suspended jobs start"
                 )
-            p = self.procs[j] if d[1] is None else d[1]
+            p = self.procs[j] if d.procs is None else d.procs
             if p > self.free_procs or p <= 0:
                 raise PolicyError(
                     f"policy {policy_name!r}: Start(job {j}) at t={now} needs {p} "
@@ -278,16 +277,16 @@ class Simulator:
                 )
             self.free_procs -= p
             self._start(now, j, p, st)
-        elif kind is Suspend:
-            j = d[0]
+        elif isinstance(d, Suspend):
+            j = d.job
             if state[j] != _RUNNING:
                 raise PolicyError(
                     f"policy {policy_name!r}: Suspend(job {j}) at t={now}: job is not running"
                 )
             self.free_procs += self.used_procs[j]
-            self._suspend(now, j, d[1])
-        elif kind is Kill:
-            j = d[0]
+            self._suspend(now, j, d.keep_progress)
+        elif isinstance(d, Kill):
+            j = d.job
             st = state[j]
             if st == _RUNNING:
                 self.free_procs += self.used_procs[j]
@@ -307,8 +306,8 @@ class Simulator:
                 self.started_at[j] = now
             self.killed[j] = True
             self.done += 1
-        elif kind is WakeAt:
-            t = float(d[0])
+        elif isinstance(d, WakeAt):
+            t = float(d.time)
             if t > now:
                 heappush(self._wakes, t)
         else:

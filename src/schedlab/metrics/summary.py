@@ -116,7 +116,9 @@ def per_class(jobs: pd.DataFrame, by: str, *, procs: int) -> pd.DataFrame:
     per-class values add up to the total; unfairness is computed within the class.
     """
     if by not in jobs.columns:
-        raise KeyError(f"no column {by!r} in the per-job table; have {list(jobs.columns)}")
+        from schedlab.errors import ConfigError
+
+        raise ConfigError("per-class column", by, list(jobs.columns))
     total_makespan = (
         float(jobs["finished_at"].max() - jobs["submitted_at"].min()) if len(jobs) else 0.0
     )

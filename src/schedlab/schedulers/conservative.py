@@ -45,8 +45,8 @@ class ConservativeBackfilling:
     def setup(self, view: ClusterView) -> None:
         n = view.jobs
         self._view = view
-        self._req = view.requested_time
-        self._procs = view.procs
+        self._req = list(view.requested_time)
+        self._procs = list(view.procs)
         self.profile = Profile(view.total_procs, origin=view.submit_at[0] if n else 0.0)
         self._waiting: list[int] = []  # reserved, not started; arrival order
         self._arrivals: list[int] = []  # submitted this instant, not yet reserved

@@ -14,13 +14,13 @@ from typing import Any
 from schedlab.engine.protocol import Policy
 from schedlab.errors import ConfigError
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, Any] = {}  # name -> policy class (with .name and .Params)
 _entry_points_loaded = False
 
 
-def register_policy(cls: type) -> type:
+def register_policy(cls: Any) -> Any:
     """Class decorator: make ``cls`` available under ``cls.name``."""
-    _REGISTRY[cls.name] = cls  # type: ignore[attr-defined]
+    _REGISTRY[cls.name] = cls
     return cls
 
 
@@ -40,7 +40,7 @@ def available_policies() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def policy_class(name: str) -> type:
+def policy_class(name: str) -> Any:
     """The class registered as ``name``; ConfigError listing the known names otherwise."""
     _load_entry_points()
     try:
@@ -49,16 +49,16 @@ def policy_class(name: str) -> type:
         raise ConfigError("policy", name, available_policies()) from None
 
 
-def make_params(cls: type, params: Mapping[str, Any]) -> Any:
+def make_params(cls: Any, params: Mapping[str, Any]) -> Any:
     """Build ``cls.Params`` from a mapping, rejecting unknown keys by name."""
-    params_cls = cls.Params  # type: ignore[attr-defined]
+    params_cls = cls.Params
     known = {f.name for f in dataclasses.fields(params_cls)}
     for key in params:
         if key not in known:
             raise ConfigError(
                 f"{cls.name} parameter",
                 key,
-                sorted(known) or ["(none)"],  # type: ignore[attr-defined]
+                sorted(known) or ["(none)"],
             )
     return params_cls(**params)
 
@@ -66,4 +66,5 @@ def make_params(cls: type, params: Mapping[str, Any]) -> Any:
 def make_policy(name: str, **params: Any) -> Policy:
     """A fresh policy instance, configured by keyword parameters."""
     cls = policy_class(name)
-    return cls(make_params(cls, params))  # type: ignore[no-any-return]
+    policy: Policy = cls(make_params(cls, params))
+    return policy
