@@ -122,6 +122,10 @@ def run(
     jobs_out: Annotated[
         Path | None, typer.Option(help="Write the per-job table (.csv or .parquet).")
     ] = None,
+    timeseries_out: Annotated[
+        Path | None,
+        typer.Option(help="Write queue length and busy processors over time (.csv or .parquet)."),
+    ] = None,
     by: Annotated[
         str | None, typer.Option(help="Also show metrics per class: user, group or queue.")
     ] = None,
@@ -134,7 +138,7 @@ def run(
     import time
 
     from schedlab.schedulers.registry import make_policy
-    from schedlab.simulation import check_table_path, simulate
+    from schedlab.simulation import check_table_path, simulate, write_table
     from schedlab.workload.load import load_workload
 
     clock = time.perf_counter()
@@ -143,6 +147,8 @@ def run(
     make_policy(policy, **params)
     if jobs_out is not None:
         check_table_path(jobs_out, option="--jobs-out")
+    if timeseries_out is not None:
+        check_table_path(timeseries_out, option="--timeseries-out")
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
     wl = load_workload(workload, max_procs=procs)
@@ -156,6 +162,7 @@ def run(
             load_factor=load_factor,
             kill_on_overrun=kill_on_overrun,
             check=check,
+            timeseries=timeseries_out is not None,
             progress=update,
             **params,
         )
@@ -164,6 +171,8 @@ def run(
             bar.stop()
     if jobs_out is not None:
         result.write_jobs(jobs_out)
+    if timeseries_out is not None and result.timeseries is not None:
+        write_table(result.timeseries, timeseries_out)
     summary = result.summary()
     if as_json:
         if by is not None:

@@ -573,3 +573,16 @@ def test_run_and_info_on_the_kth_trace(tmp_path: Path) -> None:
     full = invoke_json("run", trace, "--policy", "easy", "--json")
     assert (full["jobs"], full["skipped"], full["procs"]) == (28481, 8, 100)
     assert full["killed"] > 0  # KTH has user estimates, some of them too short
+
+
+def test_run_timeseries_out_writes_queue_and_busy_over_time(tmp_path: Path) -> None:
+    """`--timeseries-out` writes time, queued, running and busy_procs, busy never above P."""
+    import pandas as pd
+
+    target = tmp_path / "ts.csv"
+    invoke("run", SPEC, "--policy", "easy", "--timeseries-out", str(target), "--json")
+    frame = pd.read_csv(target)
+    assert list(frame.columns) == ["time", "queued", "running", "busy_procs"]
+    assert frame["time"].is_monotonic_increasing
+    assert frame["busy_procs"].max() <= 64 and frame["busy_procs"].max() > 0
+    assert frame["queued"].iloc[-1] == 0 and frame["running"].iloc[-1] == 0
