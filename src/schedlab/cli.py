@@ -56,6 +56,8 @@ _SUMMARY_LABELS = {
 
 def _fmt(key: str, value: Any) -> str:
     fmt = _SUMMARY_LABELS.get(key, (key, "{}"))[1]
+    if fmt == "{:,}" and isinstance(value, float) and value.is_integer():
+        value = int(value)  # (pandas rows turn counts into floats)
     try:
         return fmt.format(value)
     except (ValueError, TypeError):
@@ -192,15 +194,31 @@ def run(
         out.print(f"per-job table written to {jobs_out}")
 
 
+_CLASS_COLUMNS = (
+    "jobs",
+    "utilization",
+    "mean_wait_time",
+    "max_wait_time",
+    "mean_bounded_slowdown",
+    "killed",
+)
+
+
 def _print_frame(frame: Any, title: str, limit: int = 40) -> None:
+    """Per-class metrics as a table of the columns that fit a terminal."""
+    key = frame.columns[0]
+    columns = [c for c in _CLASS_COLUMNS if c in frame.columns]
     table = Table(title=title)
-    for col in frame.columns:
-        table.add_column(str(col), justify="right")
+    table.add_column(str(key))
+    for col in columns:
+        table.add_column(_SUMMARY_LABELS.get(col, (col,))[0], justify="right")
     for _, row in frame.head(limit).iterrows():
-        table.add_row(*(_fmt(str(c), row[c]) for c in frame.columns))
+        value = row[key]
+        label = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        table.add_row(label, *(_fmt(c, row[c]) for c in columns))
     out.print(table)
     if len(frame) > limit:
-        out.print(f"... {len(frame) - limit} more rows")
+        out.print(f"... {len(frame) - limit} more rows (all of them with --json)")
 
 
 @app.command()
@@ -301,6 +319,8 @@ def workload_info(
     for key, value in info.items():
         if key in ("source", "skipped_by_reason", "header"):
             continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
         table.add_row(
             key,
             f"{value:,.3f}"
