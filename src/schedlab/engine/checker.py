@@ -70,7 +70,7 @@ class CheckedPolicy:
                 p = procs[d.job] if d.procs is None else d.procs
                 self._open[d.job] = (now, p)
                 self.busy += p
-            elif type(d) in (Suspend, Kill) and d.job in self._open:
+            elif isinstance(d, (Suspend, Kill)) and d.job in self._open:
                 self._close(d.job, now)
         return decisions
 

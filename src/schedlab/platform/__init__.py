@@ -1,5 +1,37 @@
-"""Platforms: the availability profile shared by the reservation-based policies."""
+"""Platforms: the availability profile shared by the reservation-based policies.
 
-from schedlab.platform.profile import Profile
+Conservative backfilling spends nearly all its time in the profile, so ``Profile`` is the C
+type of ``_cprofile`` (an optional extension, built by setup.py when a compiler is there)
+whenever it was compiled. The pure-Python class of ``profile.py`` is the fallback, and the
+oracle the C type is tested against (same API, same results bit for bit). Setting
+``SCHEDLAB_PURE_PYTHON`` to anything but "" or "0" forces it (read once, at import).
 
-__all__ = ["Profile"]
+``PyProfile`` is always the Python class, ``CProfile`` the C type or None, and
+``USING_C_PROFILE`` says which one ``Profile`` is.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from schedlab.platform.profile import Profile as PyProfile
+
+
+def _load_c_profile() -> type[PyProfile] | None:
+    try:
+        from schedlab.platform._cprofile import Profile as c_profile
+    except ImportError:  # not compiled (no compiler at install time)
+        return None
+    return c_profile
+
+
+CProfile = _load_c_profile()
+USING_C_PROFILE = CProfile is not None and os.environ.get("SCHEDLAB_PURE_PYTHON", "") in ("", "0")
+
+if TYPE_CHECKING:
+    from schedlab.platform.profile import Profile
+else:
+    Profile = CProfile if USING_C_PROFILE else PyProfile
+
+__all__ = ["CProfile", "Profile", "PyProfile", "USING_C_PROFILE"]

@@ -25,6 +25,7 @@ from typing import ClassVar
 from schedlab.engine.decisions import Decision, Start
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
+from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
 
 _INF = float("inf")
@@ -64,8 +65,11 @@ class EasyBackfilling:
         self._queue: list[int] = []  # waiting jobs, arrival order
         self._buckets: dict[int, list[int]] = {}  # size -> waiting jobs of that size
         self._sizes: list[int] = []  # sorted keys of _buckets
-        self._running: list[tuple[float, int]] = []  # (expected end, job), sorted
+        # processors of running jobs until their expected end (start + requested time): the
+        # shared availability profile, here with no reservation in it
+        self._profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
         self._expected_end: list[float] = [0.0] * view.jobs  # of running jobs
+        self._view = view
         self._dirty = True  # a job ended or the head may have changed: full pass
         self._shadow = _INF
         self._extra = 0
@@ -87,17 +91,18 @@ class EasyBackfilling:
             bucket.append(job)
 
     def on_finish(self, job: int) -> None:
-        running = self._running
-        key = (self._expected_end[job], job)
-        del running[bisect_left(running, key)]
+        now = self._view.now
+        end = self._expected_end[job]
+        if now < end:
+            self._profile.release(now, end, self._procs[job])
         self._dirty = True
 
     # -- the pass -----------------------------------------------------------------------
     def _start(self, now: float, j: int, out: list[Decision]) -> None:
         end = now + self._req[j]
         self._expected_end[j] = end
-        insort(self._running, (end, j))
         p = self._procs[j]
+        self._profile.reserve(now, end, p)
         bucket = self._buckets[p]
         if bucket[0] == j:
             del bucket[0]
@@ -109,25 +114,17 @@ class EasyBackfilling:
         out.append(Start(j))
 
     def _compute_shadow(self, free: int, need: int) -> None:
-        """Shadow time and extra processors for a head needing ``need`` > ``free``."""
-        avail = free
-        procs = self._procs
-        running = self._running
-        shadow = _INF
-        i = 0
-        n = len(running)
-        while i < n:
-            end, j = running[i]
-            avail += procs[j]
-            i += 1
-            if avail >= need:
-                shadow = end
-                break
-        while i < n and running[i][0] == shadow:  # jobs ending at the shadow time too
-            avail += procs[running[i][1]]
-            i += 1
+        """Shadow time and extra processors for a head needing ``need`` > ``free``.
+
+        The profile holds only running jobs, so free processors never decrease over time:
+        the shadow time is the first moment ``need`` are free, the extra processors what is
+        free then beyond ``need``.
+        """
+        profile = self._profile
+        profile.advance(self._view.now)
+        shadow = profile.earliest_start(need, 0.0, self._view.now)
         self._shadow = shadow
-        self._extra = avail - need
+        self._extra = profile.free_at(shadow) - need
         self._shadow_stale = False
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]:

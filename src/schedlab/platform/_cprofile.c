@@ -1,0 +1,861 @@
+/*
+ * schedlab.platform._cprofile: the availability profile of profile.py, in C.
+ *
+ * A line-by-line translation of the pure-Python ``Profile`` (which stays the fallback and
+ * the oracle of the differential tests): same public API, same algorithms, same results bit
+ * for bit. Times are C doubles (as Python floats are), processor counts ``long long``.
+ *
+ * Layout: three parallel dynamic arrays sharing one capacity (amortised doubling, never
+ * shrunk): ``times`` (breakpoints), ``free`` (free processors from each breakpoint to the
+ * next, the last segment extending to infinity) and ``best`` (the lazily extended running
+ * maximum of ``free``; ``best[0..valid)`` is up to date). Insertions and deletions are
+ * memmoves; searches are the bisections of CPython's ``bisect`` module, with the same
+ * comparisons, so that even unsorted input (NaN times) gives the same indices.
+ *
+ * Where the Python code indexes a list with an index that may be -1 (``free[i - 1]`` with
+ * i == 0, possible only with times before the origin or NaN), Python's wrap-around is
+ * reproduced. No internal routine calls back into Python; only ``compress`` interleaves
+ * Python calls (reading its list arguments) with profile updates, and it never keeps a
+ * pointer into the arrays across such a call.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    long long total;
+    Py_ssize_t n;   /* number of segments, >= 1 */
+    Py_ssize_t cap; /* capacity of the three arrays */
+    Py_ssize_t valid; /* best[0..valid) is up to date; valid <= n */
+    double *times;
+    long long *free;
+    long long *best;
+} ProfileObject;
+
+static PyObject *policy_error = NULL; /* schedlab.errors.PolicyError, imported on first use */
+
+/* -- helpers -------------------------------------------------------------------------- */
+
+static PyObject *
+get_policy_error(void)
+{
+    if (policy_error == NULL) {
+        PyObject *mod = PyImport_ImportModule("schedlab.errors");
+        if (mod == NULL) {
+            return NULL;
+        }
+        PyObject *exc = PyObject_GetAttrString(mod, "PolicyError");
+        Py_DECREF(mod);
+        if (exc == NULL) {
+            return NULL;
+        }
+        if (policy_error == NULL) {
+            policy_error = exc; /* kept for the life of the process */
+        }
+        else {
+            Py_DECREF(exc);
+        }
+    }
+    return policy_error;
+}
+
+/* bisect.bisect_right / bisect_left, as CPython implements them */
+static inline Py_ssize_t
+bisect_right_d(const double *a, Py_ssize_t lo, Py_ssize_t hi, double x)
+{
+    while (lo < hi) {
+        Py_ssize_t mid = (Py_ssize_t)(((size_t)lo + (size_t)hi) / 2);
+        if (x < a[mid]) {
+            hi = mid;
+        }
+        else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+static inline Py_ssize_t
+bisect_left_d(const double *a, Py_ssize_t lo, Py_ssize_t hi, double x)
+{
+    while (lo < hi) {
+        Py_ssize_t mid = (Py_ssize_t)(((size_t)lo + (size_t)hi) / 2);
+        if (a[mid] < x) {
+            lo = mid + 1;
+        }
+        else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static inline Py_ssize_t
+bisect_left_ll(const long long *a, Py_ssize_t lo, Py_ssize_t hi, long long x)
+{
+    while (lo < hi) {
+        Py_ssize_t mid = (Py_ssize_t)(((size_t)lo + (size_t)hi) / 2);
+        if (a[mid] < x) {
+            lo = mid + 1;
+        }
+        else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* a + b; on overflow, wraps around and sets *overflow (Python ints never overflow: counts
+   beyond 64 bits are outside what this type supports, and reported as OverflowError) */
+static inline long long
+add_ll(long long a, long long b, int *overflow)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    long long r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        *overflow = 1;
+    }
+    return r;
+#else
+    if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) {
+        *overflow = 1;
+    }
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+#endif
+}
+
+/* Room for ``extra`` more segments. Fails (MemoryError) before changing anything visible. */
+static int
+ensure_room(ProfileObject *self, Py_ssize_t extra)
+{
+    Py_ssize_t need = self->n + extra;
+    if (need <= self->cap) {
+        return 0;
+    }
+    Py_ssize_t cap = self->cap < 8 ? 8 : self->cap;
+    while (cap < need) {
+        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(double)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    /* each array is replaced as soon as it is grown: a failure leaves larger but valid
+       arrays behind and the old capacity recorded */
+    double *t = PyMem_Realloc(self->times, (size_t)cap * sizeof(double));
+    if (t == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->times = t;
+    long long *f = PyMem_Realloc(self->free, (size_t)cap * sizeof(long long));
+    if (f == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->free = f;
+    long long *b = PyMem_Realloc(self->best, (size_t)cap * sizeof(long long));
+    if (b == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->best = b;
+    self->cap = cap;
+    return 0;
+}
+
+/* -- core operations (no Python calls, no allocation except in _add) ------------------ */
+
+static void
+p_advance(ProfileObject *self, double now)
+{
+    double *times = self->times;
+    Py_ssize_t n = self->n;
+    Py_ssize_t k = bisect_right_d(times, 0, n, now) - 1;
+    if (k > 0) {
+        memmove(times, times + k, (size_t)(n - k) * sizeof(double));
+        memmove(self->free, self->free + k, (size_t)(n - k) * sizeof(long long));
+        self->n = n - k;
+        self->valid = 0;
+    }
+    if (times[0] < now) {
+        times[0] = now;
+    }
+}
+
+static long long
+p_free_at(ProfileObject *self, double t)
+{
+    Py_ssize_t i = bisect_right_d(self->times, 0, self->n, t) - 1;
+    if (i < 0) {
+        i += self->n; /* free[-1], as in Python */
+    }
+    return self->free[i];
+}
+
+/* _best_upto: make the running maximum valid for segments 0..i (0 <= i < n) */
+static const long long *
+p_best_upto(ProfileObject *self, Py_ssize_t i)
+{
+    Py_ssize_t v = self->valid;
+    long long *best = self->best;
+    if (v <= i) {
+        const long long *free = self->free;
+        long long m = v ? best[v - 1] : -1;
+        for (Py_ssize_t q = v; q <= i; q++) {
+            if (free[q] > m) {
+                m = free[q];
+            }
+            best[q] = m;
+        }
+        self->valid = i + 1;
+    }
+    return best;
+}
+
+static long long
+p_max_free_before(ProfileObject *self, double t)
+{
+    Py_ssize_t i = bisect_left_d(self->times, 0, self->n, t);
+    if (i == 0) {
+        return -1;
+    }
+    return p_best_upto(self, i - 1)[i - 1];
+}
+
+/* earliest_start; returns 0 and sets *result, or -1 with PolicyError (or ImportError) set */
+static int
+p_earliest_start(ProfileObject *self, long long procs, double duration, double not_before,
+                 double limit, double own_start, double *result)
+{
+    const double *times = self->times;
+    const long long *free = self->free;
+    Py_ssize_t last = self->n - 1;
+    Py_ssize_t i = bisect_right_d(times, 0, self->n, not_before) - 1;
+    if (i < 0) {
+        i = 0;
+    }
+    if (limit != HUGE_VAL) {
+        /* jump to the first segment where that many processors are ever free */
+        Py_ssize_t end_index = bisect_left_d(times, 0, self->n, limit);
+        if (end_index == 0) {
+            *result = limit;
+            return 0;
+        }
+        const long long *best = p_best_upto(self, end_index - 1);
+        Py_ssize_t first = bisect_left_ll(best, 0, end_index, procs);
+        if (first == end_index) {
+            *result = limit;
+            return 0;
+        }
+        if (first > i) {
+            i = first;
+        }
+    }
+    for (;;) {
+        while (free[i] < procs) {
+            i += 1;
+            if (i > last) { /* only if procs > total: callers validate sizes */
+                PyObject *exc = get_policy_error();
+                if (exc != NULL) {
+                    PyErr_Format(exc, "a job of %lld processors never fits on %lld", procs,
+                                 self->total);
+                }
+                return -1;
+            }
+        }
+        double start = times[i];
+        if (start < not_before) {
+            start = not_before;
+        }
+        if (start >= limit) {
+            *result = limit;
+            return 0;
+        }
+        double end = start + duration;
+        Py_ssize_t k = i + 1;
+        int blocked = 0;
+        for (; k <= last && times[k] < end; k++) {
+            /* Python: f = free[k] (+ procs if times[k] >= own_start); break if f < procs.
+               f + procs < procs is f < 0, without the overflow. */
+            long long f = free[k];
+            if (times[k] >= own_start ? f < 0 : f < procs) {
+                blocked = 1;
+                break;
+            }
+        }
+        if (!blocked) {
+            *result = start;
+            return 0;
+        }
+        i = k;
+    }
+}
+
+/* _split: index of the segment starting exactly at t, inserting a breakpoint.
+   The caller made room for one more segment. */
+static Py_ssize_t
+p_split(ProfileObject *self, double t)
+{
+    double *times = self->times;
+    long long *free = self->free;
+    Py_ssize_t n = self->n;
+    Py_ssize_t i = bisect_left_d(times, 0, n, t);
+    if (i < n && times[i] == t) {
+        return i;
+    }
+    long long value = free[i > 0 ? i - 1 : n - 1]; /* free[i - 1], -1 wrapping as in Python */
+    memmove(times + i + 1, times + i, (size_t)(n - i) * sizeof(double));
+    memmove(free + i + 1, free + i, (size_t)(n - i) * sizeof(long long));
+    times[i] = t;
+    free[i] = value;
+    self->n = n + 1;
+    return i;
+}
+
+static void
+p_delete(ProfileObject *self, Py_ssize_t i)
+{
+    Py_ssize_t n = self->n;
+    memmove(self->times + i, self->times + i + 1, (size_t)(n - i - 1) * sizeof(double));
+    memmove(self->free + i, self->free + i + 1, (size_t)(n - i - 1) * sizeof(long long));
+    self->n = n - 1;
+}
+
+/* _add: 0, or -1 with MemoryError (profile untouched) or OverflowError (profile updated
+   with wrapped-around counts, still a valid structure) */
+static int
+p_add(ProfileObject *self, double start, double end, long long delta)
+{
+    if (end <= start) {
+        return 0;
+    }
+    if (ensure_room(self, 2) < 0) {
+        return -1;
+    }
+    Py_ssize_t i = p_split(self, start);
+    Py_ssize_t k = p_split(self, end);
+    long long *free = self->free;
+    int overflow = 0;
+    for (Py_ssize_t m = i; m < k; m++) {
+        free[m] = add_ll(free[m], delta, &overflow);
+    }
+    /* restore canonical form at the two edges (k first: deleting it keeps i valid) */
+    if (free[k] == free[k > 0 ? k - 1 : self->n - 1]) {
+        p_delete(self, k);
+    }
+    /* with sorted times, i < k <= n here; only unsorted times (NaN) can make the first
+       split's index stale, and then Python's free[i] raises IndexError: so do we */
+    if (i > 0 && i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return -1;
+    }
+    if (i > 0 && free[i] == free[i - 1]) {
+        p_delete(self, i);
+        i -= 1;
+    }
+    if (i < self->valid) {
+        self->valid = i;
+    }
+    if (overflow) {
+        PyErr_SetString(PyExc_OverflowError, "processor count out of the 64-bit range");
+        return -1;
+    }
+    return 0;
+}
+
+/* -- the type ------------------------------------------------------------------------- */
+
+static void
+p_reset(ProfileObject *self, long long total, double origin)
+{
+    /* tp_new gave the arrays a capacity >= 1, and it never shrinks */
+    self->total = total;
+    self->times[0] = origin;
+    self->free[0] = total;
+    self->n = 1;
+    self->valid = 0;
+}
+
+static PyObject *
+Profile_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    ProfileObject *self = (ProfileObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->total = 0;
+    self->n = 0;
+    self->cap = 0;
+    self->valid = 0;
+    self->times = NULL;
+    self->free = NULL;
+    self->best = NULL;
+    /* a usable (empty, 0-processor) profile even if __init__ is never called */
+    if (ensure_room(self, 1) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->times[0] = 0.0;
+    self->free[0] = 0;
+    self->n = 1;
+    return (PyObject *)self;
+}
+
+static int
+Profile_init(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"total", "origin", NULL};
+    PyObject *total_obj;
+    double origin = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|d:Profile", kwlist, &total_obj, &origin)) {
+        return -1;
+    }
+    PyObject *as_int = PyNumber_Long(total_obj); /* int(total) */
+    if (as_int == NULL) {
+        return -1;
+    }
+    long long total = PyLong_AsLongLong(as_int);
+    Py_DECREF(as_int);
+    if (total == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    p_reset(self, total, origin);
+    return 0;
+}
+
+static void
+Profile_dealloc(ProfileObject *self)
+{
+    PyMem_Free(self->times);
+    PyMem_Free(self->free);
+    PyMem_Free(self->best);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+Profile_len(ProfileObject *self)
+{
+    return self->n;
+}
+
+static PyObject *
+Profile_repr(ProfileObject *self)
+{
+    PyObject *parts = PyList_New(self->n);
+    if (parts == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        /* f"{t:g}" is PyOS_double_to_string(t, 'g', 6, 0) */
+        char *t = PyOS_double_to_string(self->times[i], 'g', 6, 0, NULL);
+        if (t == NULL) {
+            Py_DECREF(parts);
+            return NULL;
+        }
+        PyObject *s = PyUnicode_FromFormat("%s:%lld", t, self->free[i]);
+        PyMem_Free(t);
+        if (s == NULL) {
+            Py_DECREF(parts);
+            return NULL;
+        }
+        PyList_SET_ITEM(parts, i, s);
+    }
+    PyObject *sep = PyUnicode_FromString(", ");
+    if (sep == NULL) {
+        Py_DECREF(parts);
+        return NULL;
+    }
+    PyObject *steps = PyUnicode_Join(sep, parts);
+    Py_DECREF(sep);
+    Py_DECREF(parts);
+    if (steps == NULL) {
+        return NULL;
+    }
+    PyObject *out = PyUnicode_FromFormat("Profile(%U)", steps);
+    Py_DECREF(steps);
+    return out;
+}
+
+static PyObject *
+Profile_get_times(ProfileObject *self, void *closure)
+{
+    PyObject *out = PyList_New(self->n);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *x = PyFloat_FromDouble(self->times[i]);
+        if (x == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+static PyObject *
+Profile_get_free(ProfileObject *self, void *closure)
+{
+    PyObject *out = PyList_New(self->n);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *x = PyLong_FromLongLong(self->free[i]);
+        if (x == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+static PyObject *
+Profile_segments(ProfileObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *out = PyList_New(self->n);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *x = Py_BuildValue("(dL)", self->times[i], self->free[i]);
+        if (x == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+static PyObject *
+Profile_advance(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"now", NULL};
+    double now;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:advance", kwlist, &now)) {
+        return NULL;
+    }
+    p_advance(self, now);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Profile_free_at(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"t", NULL};
+    double t;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:free_at", kwlist, &t)) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(p_free_at(self, t));
+}
+
+static PyObject *
+Profile_max_free_before(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"t", NULL};
+    double t;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:max_free_before", kwlist, &t)) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(p_max_free_before(self, t));
+}
+
+static PyObject *
+Profile_earliest_start(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"procs", "duration", "not_before", "limit", "own_start", NULL};
+    long long procs;
+    double duration, not_before;
+    double limit = HUGE_VAL, own_start = HUGE_VAL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Ldd|dd:earliest_start", kwlist, &procs,
+                                     &duration, &not_before, &limit, &own_start)) {
+        return NULL;
+    }
+    double result;
+    if (p_earliest_start(self, procs, duration, not_before, limit, own_start, &result) < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(result);
+}
+
+static PyObject *
+Profile_reserve(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"start", "end", "procs", NULL};
+    double start, end;
+    long long procs;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ddL:reserve", kwlist, &start, &end, &procs)) {
+        return NULL;
+    }
+    if (procs == LLONG_MIN) {
+        PyErr_SetString(PyExc_OverflowError, "processor count out of the 64-bit range");
+        return NULL;
+    }
+    if (p_add(self, start, end, -procs) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Profile_release(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"start", "end", "procs", NULL};
+    double start, end;
+    long long procs;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ddL:release", kwlist, &start, &end, &procs)) {
+        return NULL;
+    }
+    if (start < self->times[0]) {
+        start = self->times[0];
+    }
+    if (p_add(self, start, end, procs) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* seq[key] (new reference), with a fast path for a list indexed by an int */
+static PyObject *
+get_item(PyObject *seq, PyObject *key)
+{
+    if (PyList_CheckExact(seq) && PyLong_CheckExact(key)) {
+        Py_ssize_t i = PyLong_AsSsize_t(key);
+        if (i == -1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* let the generic path raise what Python raises */
+        }
+        else {
+            Py_ssize_t n = PyList_GET_SIZE(seq);
+            if (i < 0) {
+                i += n;
+            }
+            if (i >= 0 && i < n) {
+                PyObject *item = PyList_GET_ITEM(seq, i);
+                Py_INCREF(item);
+                return item;
+            }
+        }
+    }
+    return PyObject_GetItem(seq, key);
+}
+
+/* float(seq[key]); -1 with an exception set on failure */
+static int
+get_double(PyObject *seq, PyObject *key, double *out)
+{
+    PyObject *item = get_item(seq, key);
+    if (item == NULL) {
+        return -1;
+    }
+    double x;
+    if (PyFloat_CheckExact(item)) {
+        x = PyFloat_AS_DOUBLE(item);
+    }
+    else {
+        x = PyFloat_AsDouble(item);
+        if (x == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(item);
+            return -1;
+        }
+    }
+    Py_DECREF(item);
+    *out = x;
+    return 0;
+}
+
+static int
+get_longlong(PyObject *seq, PyObject *key, long long *out)
+{
+    PyObject *item = get_item(seq, key);
+    if (item == NULL) {
+        return -1;
+    }
+    long long x = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    if (x == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static PyObject *
+Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"jobs", "start_at", "procs", "duration", "now", NULL};
+    PyObject *jobs, *start_at, *procs, *duration;
+    double now;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOd:compress", kwlist, &jobs, &start_at,
+                                     &procs, &duration, &now)) {
+        return NULL;
+    }
+    PyObject *moved = PyList_New(0);
+    if (moved == NULL) {
+        return NULL;
+    }
+    PyObject *it = PyObject_GetIter(jobs);
+    if (it == NULL) {
+        Py_DECREF(moved);
+        return NULL;
+    }
+    PyObject *j;
+    /* Python code may run inside the loop (iterators, __index__, __float__, item
+       destructors): nothing below keeps a pointer into the profile's arrays across it */
+    while ((j = PyIter_Next(it)) != NULL) {
+        double start, r, new_start;
+        long long p;
+        if (get_double(start_at, j, &start) < 0) {
+            goto error;
+        }
+        if (start <= now) {
+            Py_DECREF(j);
+            continue;
+        }
+        if (get_longlong(procs, j, &p) < 0) {
+            goto error;
+        }
+        if (p_max_free_before(self, start) < p) {
+            Py_DECREF(j);
+            continue; /* never enough processors free before it: cannot move */
+        }
+        if (get_double(duration, j, &r) < 0) {
+            goto error;
+        }
+        if (p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
+            goto error;
+        }
+        if (new_start < start) {
+            if (p == LLONG_MIN) {
+                PyErr_SetString(PyExc_OverflowError, "processor count out of the 64-bit range");
+                goto error;
+            }
+            if (p_add(self, start, start + r, p) < 0 ||
+                p_add(self, new_start, new_start + r, -p) < 0) {
+                goto error;
+            }
+            PyObject *x = PyFloat_FromDouble(new_start);
+            if (x == NULL) {
+                goto error;
+            }
+            int rc = PyObject_SetItem(start_at, j, x);
+            Py_DECREF(x);
+            if (rc < 0 || PyList_Append(moved, j) < 0) {
+                goto error;
+            }
+        }
+        Py_DECREF(j);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) { /* the iterator failed */
+        Py_DECREF(moved);
+        return NULL;
+    }
+    return moved;
+
+error:
+    Py_DECREF(j);
+    Py_DECREF(it);
+    Py_DECREF(moved);
+    return NULL;
+}
+
+static PyMethodDef Profile_methods[] = {
+    {"advance", (PyCFunction)(void (*)(void))Profile_advance, METH_VARARGS | METH_KEYWORDS,
+     "advance(now)\n--\n\nForget the past: the profile starts at ``now`` from here on."},
+    {"free_at", (PyCFunction)(void (*)(void))Profile_free_at, METH_VARARGS | METH_KEYWORDS,
+     "free_at(t)\n--\n\nFree processors at instant ``t`` (t >= origin)."},
+    {"max_free_before", (PyCFunction)(void (*)(void))Profile_max_free_before,
+     METH_VARARGS | METH_KEYWORDS,
+     "max_free_before(t)\n--\n\nMost processors free at any moment in [origin, t); -1 if t "
+     "<= origin."},
+    {"earliest_start", (PyCFunction)(void (*)(void))Profile_earliest_start,
+     METH_VARARGS | METH_KEYWORDS,
+     "earliest_start(procs, duration, not_before, limit=inf, own_start=inf)\n--\n\n"
+     "Earliest t >= not_before with >= procs free throughout [t, t + duration).\n\n"
+     "Returns ``limit`` if no such t is below it; ``own_start``: the job already holds "
+     "``procs`` processors from ``own_start`` to ``own_start + duration``."},
+    {"reserve", (PyCFunction)(void (*)(void))Profile_reserve, METH_VARARGS | METH_KEYWORDS,
+     "reserve(start, end, procs)\n--\n\nTake ``procs`` processors over [start, end)."},
+    {"release", (PyCFunction)(void (*)(void))Profile_release, METH_VARARGS | METH_KEYWORDS,
+     "release(start, end, procs)\n--\n\nGive back ``procs`` processors over [start, end) "
+     "(start clipped to the origin)."},
+    {"compress", (PyCFunction)(void (*)(void))Profile_compress, METH_VARARGS | METH_KEYWORDS,
+     "compress(jobs, start_at, procs, duration, now)\n--\n\n"
+     "Move each reservation of ``jobs``, in order, to its earliest start (CBF). Updates "
+     "``start_at`` and the profile in place; returns the jobs that moved."},
+    {"segments", (PyCFunction)Profile_segments, METH_NOARGS,
+     "segments()\n--\n\n(start, free) of each segment, for tests and plots."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef Profile_members[] = {
+    {"total", T_LONGLONG, offsetof(ProfileObject, total), 0, "processors of the cluster"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef Profile_getset[] = {
+    {"times", (getter)Profile_get_times, NULL, "breakpoints (a new list)", NULL},
+    {"free", (getter)Profile_get_free, NULL, "free processors of each segment (a new list)",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods Profile_as_sequence = {
+    .sq_length = (lenfunc)Profile_len,
+};
+
+static PyTypeObject ProfileType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "schedlab.platform._cprofile.Profile",
+    .tp_doc = "Profile(total, origin=0.0)\n--\n\n"
+              "Free processors over [origin, +inf) on a cluster of ``total`` processors "
+              "(C implementation of schedlab.platform.profile.Profile).",
+    .tp_basicsize = sizeof(ProfileObject),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = Profile_new,
+    .tp_init = (initproc)Profile_init,
+    .tp_dealloc = (destructor)Profile_dealloc,
+    .tp_repr = (reprfunc)Profile_repr,
+    .tp_as_sequence = &Profile_as_sequence,
+    .tp_methods = Profile_methods,
+    .tp_members = Profile_members,
+    .tp_getset = Profile_getset,
+};
+
+static struct PyModuleDef cprofile_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "schedlab.platform._cprofile",
+    .m_doc = "C implementation of the availability profile (schedlab.platform.profile).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__cprofile(void)
+{
+    if (PyType_Ready(&ProfileType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&cprofile_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&ProfileType);
+    if (PyModule_AddObject(m, "Profile", (PyObject *)&ProfileType) < 0) {
+        Py_DECREF(&ProfileType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
