@@ -83,7 +83,7 @@ def _parse_params(items: list[str]) -> dict[str, Any]:
     return params
 
 
-def _progress_callback(enabled: bool) -> Any:
+def _progress_callback(enabled: bool, total: int) -> Any:
     """A rich progress bar on stderr for long runs, only on a terminal."""
     if not enabled or not sys.stderr.isatty():
         return None, None
@@ -97,7 +97,7 @@ def _progress_callback(enabled: bool) -> Any:
         console=err,
         transient=True,
     )
-    task = progress.add_task("sim", total=None)
+    task = progress.add_task("sim", total=total)
 
     def update(done: int, total: int) -> None:
         progress.update(task, completed=done, total=total)
@@ -154,7 +154,7 @@ def run(
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
     wl = load_workload(workload, max_procs=procs)
-    bar, update = _progress_callback(not as_json)
+    bar, update = _progress_callback(not as_json, len(wl))
     if bar is not None:
         bar.start()
     try:

@@ -589,3 +589,14 @@ def test_checked_policy_is_transparent() -> None:
         a = schedlab.simulate(w, policy=name).jobs
         b = schedlab.simulate(w, policy=name, check=True).jobs
         assert a.equals(b), name
+
+
+def test_progress_callback_reports_ended_jobs_during_a_long_run() -> None:
+    """simulate(progress=...) is called now and then with (jobs ended so far, jobs)."""
+    calls: list[tuple[int, int]] = []
+    workload = schedlab.generate_lublin(jobs=20000, procs=64, seed=5, kind="all")
+    schedlab.simulate(workload, "easy", progress=lambda done, total: calls.append((done, total)))
+    assert calls, "no progress reported over 20,000 jobs"
+    assert all(total == 20000 for _, total in calls)
+    dones = [done for done, _ in calls]
+    assert dones == sorted(dones) and 0 <= dones[0] and dones[-1] <= 20000
