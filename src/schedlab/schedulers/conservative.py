@@ -119,7 +119,12 @@ class ConservativeBackfilling:
             self._expected_end[j] = now + self._req[j]
         if out:
             out.sort(key=lambda d: d[0])
-            self._waiting = [j for j in self._waiting if reserved_at[j] == reserved_at[j]]
+            waiting = self._waiting
+            if len(out) <= 8:
+                for d in out:
+                    waiting.remove(d.job)  # type: ignore[union-attr]  # (a C-speed scan; most passes start one job)
+            else:
+                self._waiting = [j for j in waiting if reserved_at[j] == reserved_at[j]]
         while due and reserved_at[due[0][1]] != due[0][0]:
             heappop(due)
         if due and due[0][0] != self._wake_at:

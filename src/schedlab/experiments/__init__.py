@@ -1,0 +1,1 @@
+"""Experiments: sweep files, the resumable results store, parallel execution, analysis."""

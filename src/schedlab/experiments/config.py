@@ -1,0 +1,85 @@
+"""One run of an experiment, fully described, and its stable identifier.
+
+A run id is derived from the run's whole configuration (canonical JSON, SHA-256), so the
+same configuration always gets the same id: that is what lets an interrupted or edited
+sweep skip what is already done and run only what is new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+RUN_ID_LENGTH = 16  # hex digits of the SHA-256 kept in a run id
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: equal configurations give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines the outcome of one simulation.
+
+    ``workload``: an SWF path (as resolved by the sweep, relative paths against the sweep
+    file's folder) or a model spec (``lublin:jobs=5000,procs=128``). ``seed`` seeds every
+    random part of the run (a model's generator, random transforms); it is None for runs
+    with nothing random, so that seeds do not multiply identical runs. ``transforms`` are
+    applied in order before the load factor: ``(name, {arguments})`` pairs.
+    """
+
+    workload: str
+    policy: str
+    params: dict[str, Any] = field(default_factory=dict)
+    load_factor: float = 1.0
+    seed: int | None = None
+    procs: int | None = None
+    kill_on_overrun: bool = True
+    transforms: tuple[tuple[str, dict[str, Any]], ...] = ()
+    label: str | None = None  # the workload's short name in tables (default: derived)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form (also what the run id hashes, label excluded)."""
+        return {
+            "workload": self.workload,
+            "policy": self.policy,
+            "params": dict(sorted(self.params.items())),
+            "load_factor": float(self.load_factor),
+            "seed": self.seed,
+            "procs": self.procs,
+            "kill_on_overrun": bool(self.kill_on_overrun),
+            "transforms": [[name, dict(sorted(args.items()))] for name, args in self.transforms],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        return cls(
+            workload=data["workload"],
+            policy=data["policy"],
+            params=dict(data.get("params", {})),
+            load_factor=float(data.get("load_factor", 1.0)),
+            seed=data.get("seed"),
+            procs=data.get("procs"),
+            kill_on_overrun=bool(data.get("kill_on_overrun", True)),
+            transforms=tuple((name, dict(args)) for name, args in data.get("transforms", [])),
+            label=data.get("label"),
+        )
+
+    @property
+    def run_id(self) -> str:
+        digest = hashlib.sha256(canonical_json(self.to_dict()).encode()).hexdigest()
+        return digest[:RUN_ID_LENGTH]
+
+    @property
+    def workload_label(self) -> str:
+        """Short name for tables: the label, else the file name without .swf(.gz)."""
+        if self.label:
+            return self.label
+        name = self.workload.rsplit("/", 1)[-1]
+        for suffix in (".gz", ".swf"):
+            if name.endswith(suffix):
+                name = name[: -len(suffix)]
+        return name

@@ -1,0 +1,262 @@
+"""Running many simulations: one run in a worker, many runs on processes or a Dask cluster.
+
+``execute_run`` is the unit of work: a plain function of a configuration dict that never
+raises (a failure comes back as an outcome with the error), importable by name so Dask
+workers on other machines can run it. Outcomes travel back to the client, which alone
+writes the results folder: workers need no access to it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from functools import lru_cache
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from schedlab.errors import ConfigError
+from schedlab.experiments.config import RunConfig
+from schedlab.experiments.store import ResultStore, RunOutcome
+
+EXECUTORS = ("local", "dask")
+
+
+@lru_cache(maxsize=4)
+def _read_trace(path: str, procs: int | None) -> Any:
+    """Traces are read once per worker, however many runs use them."""
+    from schedlab.workload.swf import read_swf
+
+    return read_swf(path, max_procs=procs)
+
+
+def build_workload(run: RunConfig, base_dir: str | None) -> Any:
+    """The workload of a run: model (seeded) or trace, then its transforms in order."""
+    from schedlab.workload import transforms
+    from schedlab.workload.load import MODELS, is_model_spec, parse_model_spec
+
+    if is_model_spec(run.workload):
+        name, params = parse_model_spec(run.workload)
+        if run.seed is not None:
+            params["seed"] = run.seed
+        if run.procs is not None:
+            params["procs"] = run.procs
+        workload = MODELS[name][0](**params)
+    else:
+        path = Path(run.workload)
+        if not path.is_absolute() and base_dir is not None:
+            path = Path(base_dir) / path
+        workload = _read_trace(str(path), run.procs)
+    for name, args in run.transforms:
+        if name == "drop_status":
+            workload = transforms.clean_by_status(workload, drop=tuple(args["statuses"]))
+        elif name == "window":
+            workload = transforms.time_window(workload, args["start"], args["end"])
+        elif name == "first":
+            workload = transforms.first_jobs(workload, args["n"])
+        else:
+            raise ConfigError("transform", name, ["drop_status", "window", "first"])
+    return workload
+
+
+def _parquet_bytes(columns: dict[str, Any]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns), buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutcome:
+    """Simulate one run; every error is caught and returned in the outcome."""
+    run_id = "?"
+    try:
+        run = RunConfig.from_dict(config)
+        run_id = run.run_id
+        from schedlab.simulation import simulate
+
+        clock = time.perf_counter()
+        workload = build_workload(run, base_dir)
+        result = simulate(
+            workload,
+            run.policy,
+            load_factor=run.load_factor,
+            kill_on_overrun=run.kill_on_overrun,
+            timeseries=True,
+            **run.params,
+        )
+        summary = result.summary()
+        sim_time = summary.pop("wall_time")
+        series = result.timeseries
+        assert series is not None
+        timeseries = {name: series[name].to_numpy() for name in series.columns}
+        import schedlab
+
+        return RunOutcome(
+            run_id=run_id,
+            config={**run.to_dict(), "label": run.workload_label},
+            summary=summary,
+            jobs=_parquet_bytes(result.columns),
+            timeseries=_parquet_bytes(timeseries),
+            meta={
+                "wall_time": sim_time,
+                "run_time": time.perf_counter() - clock,
+                "schedlab_version": schedlab.__version__,
+                "host": os.uname().nodename,
+            },
+        )
+    except Exception as exc:  # noqa: BLE001 - a run that raises is recorded, never fatal
+        return RunOutcome(
+            run_id=run_id,
+            config=dict(config),
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(),
+        )
+
+
+@dataclass
+class SweepProgress:
+    """Counts a progress display shows; ``on_change`` is called after every outcome."""
+
+    total: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    failures: list[RunOutcome] = field(default_factory=list)
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.skipped - self.done - self.failed
+
+
+def run_sweep(
+    runs: Iterable[RunConfig],
+    store: ResultStore,
+    *,
+    base_dir: str | None = None,
+    executor: str = "local",
+    workers: int | None = None,
+    dask_address: str | None = None,
+    on_change: Callable[[SweepProgress], None] | None = None,
+) -> SweepProgress:
+    """Run every configuration not already in ``store``; record each outcome as it comes.
+
+    ``executor``: "local" (a pool of processes, ``workers`` of them, default all cores) or
+    "dask" (``dask_address`` "local" for a LocalCluster, or a scheduler address such as
+    tcp://host:8786). Interrupting (Ctrl-C) loses only the runs in flight.
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError("executor", executor, EXECUTORS)
+    all_runs = list(runs)
+    done = store.done_ids()
+    pending = [r for r in all_runs if r.run_id not in done]
+    progress = SweepProgress(total=len(all_runs), skipped=len(all_runs) - len(pending))
+    if on_change:
+        on_change(progress)
+
+    def record(outcome: RunOutcome) -> None:
+        store.write(outcome)
+        if outcome.ok:
+            progress.done += 1
+        else:
+            progress.failed += 1
+            progress.failures.append(outcome)
+        if on_change:
+            on_change(progress)
+
+    try:
+        if pending:
+            configs = [{**r.to_dict(), "label": r.workload_label} for r in pending]
+            if executor == "local":
+                _run_local(configs, base_dir, workers, record)
+            else:
+                _run_dask(configs, base_dir, workers, dask_address or "local", record)
+    finally:
+        store.write_catalog()
+    return progress
+
+
+def _run_local(
+    configs: list[dict[str, Any]],
+    base_dir: str | None,
+    workers: int | None,
+    record: Callable[[RunOutcome], None],
+) -> None:
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ConfigError("--workers", workers, "an integer >= 1")
+    if workers == 1 or len(configs) == 1:
+        for config in configs:
+            record(execute_run(config, base_dir))
+        return
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(configs)), mp_context=get_context("spawn")
+    )
+    try:
+        futures: set[Future[RunOutcome]] = {
+            pool.submit(execute_run, config, base_dir) for config in configs
+        }
+        while futures:
+            finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+            for future in finished:
+                record(future.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(
+    configs: list[dict[str, Any]],
+    base_dir: str | None,
+    workers: int | None,
+    address: str,
+    record: Callable[[RunOutcome], None],
+) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - depends on the install
+        raise ConfigError(
+            "--dask", address, "an install with Dask: pip install 'schedlab[dist]'"
+        ) from None
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    else:
+        if not address.startswith(("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")):
+            raise ConfigError(
+                "--dask", address, "local, or a scheduler address like tcp://HOST:8786"
+            )
+        try:
+            client = Client(address, timeout="10s")
+        except OSError as exc:
+            raise ConfigError("--dask", address, f"a reachable Dask scheduler ({exc})") from None
+    try:
+        futures = [
+            client.submit(
+                execute_run,
+                config,
+                base_dir,
+                pure=False,
+                key=f"schedlab-run-{i}-{RunConfig.from_dict(config).run_id}",
+            )
+            for i, config in enumerate(configs)
+        ]
+        for future in as_completed(futures):
+            record(future.result())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
