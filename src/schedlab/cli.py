@@ -299,6 +299,115 @@ def demo(
     )
 
 
+@app.command()
+def sweep(
+    file: Annotated[Path, typer.Argument(help="A sweep file (TOML), see examples/sweep.toml.")],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Results folder (default: the file's `out`).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="List the runs and exit.")] = False,
+    workers: Annotated[
+        int | None, typer.Option(help="Local worker processes (default: all cores).")
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(help="Run on Dask: 'local' (a LocalCluster) or a scheduler tcp://HOST:PORT."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Run every configuration of a sweep file; finished runs are skipped on a re-run."""
+    from schedlab.experiments.runner import SweepProgress, run_sweep
+    from schedlab.experiments.store import ResultStore
+    from schedlab.experiments.sweep import load_sweep
+
+    spec = load_sweep(file)
+    if dry_run:
+        rows = spec.describe()
+        if as_json:
+            print(json.dumps({"runs": rows}))
+            return
+        table = Table(title=f"{len(rows)} runs in {file}")
+        for col in ("run_id", "workload", "policy", "load_factor", "seed", "transforms"):
+            table.add_column(col)
+        for row in rows:
+            table.add_row(
+                *(
+                    str(row[c]) if row[c] is not None else "-"
+                    for c in ("run_id", "workload", "policy", "load_factor", "seed", "transforms")
+                )
+            )
+        out.print(table)
+        return
+    target = out_dir if out_dir is not None else (Path(spec.out) if spec.out else None)
+    if target is None:
+        raise ConfigError("--out", None, "a results folder (or `out = ...` in the sweep file)")
+    store = ResultStore(target)
+    bar = None
+    task = None
+    if not as_json and sys.stderr.isatty():
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        bar = Progress(
+            TextColumn("runs"),
+            BarColumn(),
+            TextColumn("{task.fields[state]}"),
+            TimeRemainingColumn(),
+            console=err,
+        )
+        task = bar.add_task("runs", total=len(spec.runs), state="")
+
+    def show(progress: SweepProgress) -> None:
+        if bar is not None and task is not None:
+            bar.update(
+                task,
+                completed=progress.skipped + progress.done + progress.failed,
+                state=f"{progress.done} done, {progress.failed} failed, "
+                f"{progress.remaining} to go ({progress.skipped} already there)",
+            )
+
+    with store:
+        if bar is not None:
+            bar.start()
+        try:
+            result = run_sweep(
+                spec.runs,
+                store,
+                base_dir=str(spec.base_dir),
+                policy_labels=spec.policy_labels,
+                executor="dask" if dask else "local",
+                workers=workers,
+                dask_address=dask,
+                on_change=show,
+            )
+        finally:
+            if bar is not None:
+                bar.stop()
+    failures = [{"run_id": f.run_id, "error": f.error} for f in result.failures]
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "out": str(target),
+                    "total": result.total,
+                    "skipped": result.skipped,
+                    "done": result.done,
+                    "failed": result.failed,
+                    "failures": failures,
+                }
+            )
+        )
+    else:
+        out.print(
+            f"{result.total} runs: {result.done} done now, {result.skipped} already in "
+            f"{target}, {result.failed} failed. Catalog: {target / 'catalog.parquet'}",
+            highlight=False,
+        )
+        for failure in failures:
+            out.print(f"  failed {failure['run_id']}: {failure['error']}", highlight=False)
+    if result.failed:
+        raise typer.Exit(1)
+
+
 @workload_app.command("info")
 def workload_info(
     workload: WorkloadArg,

@@ -17,7 +17,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from functools import lru_cache
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Any
 
 from schedlab.errors import ConfigError
@@ -37,31 +36,15 @@ def _read_trace(path: str, procs: int | None) -> Any:
 
 def build_workload(run: RunConfig, base_dir: str | None) -> Any:
     """The workload of a run: model (seeded) or trace, then its transforms in order."""
-    from schedlab.workload import transforms
-    from schedlab.workload.load import MODELS, is_model_spec, parse_model_spec
+    from schedlab.experiments.sweep import apply_transforms, resolve_workload
+    from schedlab.workload.load import is_model_spec, load_workload
 
-    if is_model_spec(run.workload):
-        name, params = parse_model_spec(run.workload)
-        if run.seed is not None:
-            params["seed"] = run.seed
-        if run.procs is not None:
-            params["procs"] = run.procs
-        workload = MODELS[name][0](**params)
+    source = resolve_workload(run.workload, base_dir or ".")
+    if is_model_spec(source):
+        workload = load_workload(source, max_procs=run.procs)
     else:
-        path = Path(run.workload)
-        if not path.is_absolute() and base_dir is not None:
-            path = Path(base_dir) / path
-        workload = _read_trace(str(path), run.procs)
-    for name, args in run.transforms:
-        if name == "drop_status":
-            workload = transforms.clean_by_status(workload, drop=tuple(args["statuses"]))
-        elif name == "window":
-            workload = transforms.time_window(workload, args["start"], args["end"])
-        elif name == "first":
-            workload = transforms.first_jobs(workload, args["n"])
-        else:
-            raise ConfigError("transform", name, ["drop_status", "window", "first"])
-    return workload
+        workload = _read_trace(source, run.procs)
+    return apply_transforms(workload, run.transforms)
 
 
 def _parquet_bytes(columns: dict[str, Any]) -> bytes:
@@ -100,7 +83,11 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
 
         return RunOutcome(
             run_id=run_id,
-            config={**run.to_dict(), "label": run.workload_label},
+            config={
+                **run.to_dict(),
+                "label": run.workload_label,
+                "policy_label": config.get("policy_label", run.policy),
+            },
             summary=summary,
             jobs=_parquet_bytes(result.columns),
             timeseries=_parquet_bytes(timeseries),
@@ -140,6 +127,7 @@ def run_sweep(
     store: ResultStore,
     *,
     base_dir: str | None = None,
+    policy_labels: dict[str, str] | None = None,
     executor: str = "local",
     workers: int | None = None,
     dask_address: str | None = None,
@@ -172,7 +160,15 @@ def run_sweep(
 
     try:
         if pending:
-            configs = [{**r.to_dict(), "label": r.workload_label} for r in pending]
+            labels = policy_labels or {}
+            configs = [
+                {
+                    **r.to_dict(),
+                    "label": r.workload_label,
+                    "policy_label": labels.get(r.run_id, r.policy),
+                }
+                for r in pending
+            ]
             if executor == "local":
                 _run_local(configs, base_dir, workers, record)
             else:

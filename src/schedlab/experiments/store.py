@@ -238,6 +238,7 @@ def _config_columns(run_id: str, config: dict[str, Any]) -> dict[str, Any]:
         "workload": run.workload_label,
         "workload_source": run.workload,
         "policy": run.policy,
+        "policy_label": config.get("policy_label", run.policy),
         "params": canonical_json(run.params),
         "load_factor": run.load_factor,
         "seed": run.seed,

@@ -1,0 +1,652 @@
+"""Sweep files: a TOML grid of workloads x policies x settings, expanded to a list of runs.
+
+A sweep file looks like this (``examples/sweep.toml``, ``examples/quick-sweep.toml``)::
+
+    out = "results"                       # optional default for --out
+    description = "free text"             # optional
+    [[workloads]]
+    path = "traces/KTH-SP2-1996-2.swf.gz" # or: model = "lublin:jobs=5000,procs=128"
+    first = 5000                          # optional transforms, see below
+    [[policies]]
+    name = "easy"                         # any registered policy
+    backfill_order = ["fcfs", "sjf"]      # other keys are its parameters; lists multiply
+    [grid]
+    load_factor = [0.8, 1.0]              # lists multiply out; a scalar is a 1-element list
+    seed = [1, 2]
+
+`load_sweep` reads the file and `parse_sweep` checks and expands its data into a `Sweep`
+whose ``runs`` are `RunConfig` objects, in a fixed order (workloads in file order, then
+policies in file order, then their list-valued parameters, then the grid, keys in file
+order, the last key varying fastest) and without duplicates (same `RunConfig.run_id`, the
+first one is kept). Every mistake raises `ConfigError` naming the key path
+(``policies[1].backfill_order``, ``grid.load_factor``), the value and what is allowed.
+
+Decisions a user can rely on:
+
+* **Workload paths.** A relative ``path`` is relative to the sweep file's folder. It is
+  stored in `RunConfig.workload` as written, normalised (posix separators, no ``./``, no
+  ``x/..``), *not* made absolute: the run ids then stay the same when the checkout or the
+  sweep folder moves together with its traces. `Sweep.base_dir` is the folder to resolve
+  against; use `Sweep.workload_source` (or `load_run_workload`) to get a loadable path.
+  Absolute paths (and ``~``) are stored absolute.
+* **Model specs** are stored canonically (``name:key=value,...`` with sorted keys), so
+  writing the keys in another order gives the same run id.
+* **Seeds** only matter for runs with something random, i.e. model workloads. For a model
+  workload the grid's ``seed`` becomes the spec's ``seed=`` (and `RunConfig.seed`); a seed
+  written in the spec itself is used when the grid has none; giving both is an error.
+  With neither, the run has ``seed = None`` and the model's own default seed applies
+  (lublin: 0), which is still reproducible. SWF traces have nothing random: their runs get
+  ``seed = None`` whatever the grid says, so grid seeds do not multiply identical runs.
+* **Transforms** (keys of ``[[workloads]]``) become `RunConfig.transforms`, always in this
+  order whatever the file's order: ``drop_status = [0, 5]`` ->
+  ``("clean_by_status", {"drop": [0, 5]})`` (sorted, deduplicated); ``window = [start,
+  end]`` (seconds) -> ``("time_window", {"start": s, "end": e})``; ``first = N`` ->
+  ``("first_jobs", {"n": N})``. The names are those of `schedlab.workload.transforms`;
+  `apply_transforms` applies them. They act before the load factor.
+* **Policy parameters** are checked by type and by the policy's own ``Params`` class, and
+  stored *complete* (defaults filled in): a run id changes exactly when the effective
+  configuration does, and ``easy`` and ``easy`` with ``backfill_order = "fcfs"`` are one run.
+  Integers given for float parameters are stored as floats.
+* **Machine size**: ``procs`` in a workload or in the grid (not both) -> `RunConfig.procs`.
+* **Labels** (short names for tables; not part of the run id). A workload's ``label``
+  defaults to the file name without ``.swf``/``.swf.gz``, or the canonical model spec
+  without its seed; two different workloads with the same label are an error. A policy's
+  label is ``label`` (default: the name) followed by its list-valued parameters, e.g.
+  ``easy(backfill_order=sjf)``; without ``label`` every written parameter is shown.
+  `RunConfig` has no policy label field, so `Sweep.policy_labels` maps run ids to them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import os
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schedlab.errors import ConfigError
+from schedlab.experiments.config import RunConfig
+from schedlab.schedulers.registry import available_policies, make_params, policy_class
+from schedlab.workload.job import Workload
+from schedlab.workload.load import MODELS, load_workload, parse_model_spec
+from schedlab.workload.transforms import clean_by_status, first_jobs, time_window
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "GRID_KEYS",
+    "TOP_LEVEL_KEYS",
+    "TRANSFORMS",
+    "WORKLOAD_KEYS",
+    "Sweep",
+    "apply_transforms",
+    "load_run_workload",
+    "load_sweep",
+    "parse_sweep",
+    "resolve_workload",
+]
+
+TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid")
+WORKLOAD_KEYS = ("path", "model", "label", "procs", "drop_status", "window", "first")
+GRID_KEYS = ("load_factor", "seed", "kill_on_overrun", "procs")
+POLICY_RESERVED_KEYS = ("name", "label")
+
+# Transform names stored in RunConfig.transforms -> the functions that apply them.
+TRANSFORMS: dict[str, Callable[..., Workload]] = {
+    "clean_by_status": clean_by_status,
+    "time_window": time_window,
+    "first_jobs": first_jobs,
+}
+
+_TRACE_ALLOWED = "an existing .swf/.swf.gz file (relative paths: from the sweep file's folder)"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A checked, expanded sweep file.
+
+    ``source``: the sweep file (or a description of where the data came from); ``base_dir``:
+    the folder relative workload paths (stored as written in ``runs``) are resolved against;
+    ``out``: the default results folder, absolute, or None; ``runs``: the distinct runs in
+    the order of the module docstring; ``policy_labels``: run id -> policy label.
+    """
+
+    source: str
+    base_dir: Path
+    out: str | None
+    runs: list[RunConfig]
+    description: str | None = None
+    policy_labels: dict[str, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def policy_label(self, run: RunConfig) -> str:
+        """The policy's short name for tables (see the module docstring)."""
+        return self.policy_labels.get(run.run_id, run.policy)
+
+    def workload_source(self, run: RunConfig) -> str:
+        """What `load_workload` takes for ``run``: an absolute path or the model spec."""
+        return resolve_workload(run.workload, self.base_dir)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """One row per run for ``--dry-run`` listings (values are str, float, int or None)."""
+        return [
+            {
+                "run_id": run.run_id,
+                "workload": run.workload_label,
+                "policy": self.policy_label(run),
+                "params": _format_params(run.params),
+                "load_factor": run.load_factor,
+                "seed": run.seed,
+                "procs": run.procs,
+                "kill_on_overrun": run.kill_on_overrun,
+                "transforms": _format_transforms(run.transforms),
+            }
+            for run in self.runs
+        ]
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Read and expand a TOML sweep file; relative paths in it are from its folder."""
+    file = Path(path).expanduser()
+    source = os.fspath(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            "sweep file", source, f"an existing, readable .toml file ({exc.strerror})"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("sweep file", source, f"UTF-8 text ({exc.reason})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _syntax_error(source, text, exc) from None
+    return parse_sweep(data, file.resolve().parent, source)
+
+
+def _syntax_error(source: str, text: str, exc: Exception) -> ConfigError:
+    """ConfigError naming the file, the line (and its text) of a TOML syntax error."""
+    message = str(exc)
+    lineno = getattr(exc, "lineno", None)  # Python >= 3.14 sets it
+    lines = text.splitlines()
+    if lineno is None:
+        found = re.search(r"line (\d+)", message)
+        if found:
+            lineno = int(found.group(1))
+        elif "end of document" in message:
+            lineno = max(len(lines), 1)
+        else:
+            return ConfigError(f"sweep file {source}", "(unparsable)", f"valid TOML: {message}")
+    line_text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    return ConfigError(f"{source} line {lineno}", line_text, f"valid TOML: {message}")
+
+
+def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
+    """Check the parsed TOML ``data`` of a sweep file and expand it into runs.
+
+    ``base_dir`` is the folder relative paths are resolved against (the sweep file's);
+    ``source`` names the file in the result. See the module docstring for the rules.
+    """
+    base_dir = Path(base_dir).expanduser().resolve()
+    if not isinstance(data, Mapping):
+        raise ConfigError("sweep file", type(data).__name__, "a TOML table of keys")
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise ConfigError(key, data[key], f"top-level keys {', '.join(TOP_LEVEL_KEYS)}")
+    out = _parse_out(data.get("out"), base_dir)
+    description = data.get("description")
+    if description is not None and not isinstance(description, str):
+        raise ConfigError("description", description, "a string")
+    grid = _parse_grid(data.get("grid", {}))
+    workloads = _parse_workloads(data.get("workloads"), base_dir, grid)
+    policies = _parse_policies(data.get("policies"))
+
+    runs: dict[str, RunConfig] = {}
+    policy_labels: dict[str, str] = {}
+    grid_keys = list(grid)
+    for wl in workloads:
+        for policy_name, params, policy_label in policies:
+            for values in itertools.product(*(grid[k] for k in grid_keys)):
+                setting = dict(zip(grid_keys, values))
+                run = wl.run(policy_name, params, setting)
+                run_id = run.run_id
+                if run_id not in runs:
+                    runs[run_id] = run
+                    policy_labels[run_id] = policy_label
+    return Sweep(
+        source=source,
+        base_dir=base_dir,
+        out=out,
+        runs=list(runs.values()),
+        description=description,
+        policy_labels=policy_labels,
+    )
+
+
+def _parse_out(value: Any, base_dir: Path) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("out", value, "a folder path (relative: from the sweep file's folder)")
+    return os.path.normpath(base_dir / Path(value).expanduser())
+
+
+# --- workloads -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Workload:
+    """One ``[[workloads]]`` entry, checked: everything but the grid settings of a run."""
+
+    workload: str  # canonical spec without seed, or the normalised path
+    is_model: bool
+    spec_seed: int | None  # the seed written in a model spec (used when the grid has none)
+    label: str
+    procs: int | None
+    transforms: tuple[tuple[str, dict[str, Any]], ...]
+
+    def run(self, policy: str, params: dict[str, Any], setting: dict[str, Any]) -> RunConfig:
+        seed = setting.get("seed", self.spec_seed) if self.is_model else None
+        workload = self.workload if seed is None else _with_seed(self.workload, seed)
+        procs = setting.get("procs", self.procs)
+        return RunConfig(
+            workload=workload,
+            policy=policy,
+            params=dict(params),
+            load_factor=float(setting.get("load_factor", 1.0)),
+            seed=seed,
+            procs=procs,
+            kill_on_overrun=bool(setting.get("kill_on_overrun", True)),
+            transforms=tuple((name, dict(args)) for name, args in self.transforms),
+            label=self.label,
+        )
+
+
+def _parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> list[_Workload]:
+    if value is None:
+        raise ConfigError("workloads", None, "at least one [[workloads]] table")
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ConfigError("workloads", value, "an array of tables, written [[workloads]]")
+    if not value:
+        raise ConfigError("workloads", value, "at least one [[workloads]] table")
+    parsed: list[_Workload] = []
+    seen_labels: dict[str, tuple[int, tuple[Any, ...]]] = {}
+    for i, entry in enumerate(value):
+        wl = _parse_workload(entry, f"workloads[{i}]", base_dir, grid)
+        identity = (wl.workload, wl.procs, repr(wl.transforms))
+        if wl.label in seen_labels and seen_labels[wl.label][1] != identity:
+            j = seen_labels[wl.label][0]
+            raise ConfigError(
+                f"workloads[{i}].label",
+                wl.label,
+                f"a label not already used by the different workload workloads[{j}] "
+                "(set label to tell them apart)",
+            )
+        seen_labels.setdefault(wl.label, (i, identity))
+        parsed.append(wl)
+    return parsed
+
+
+def _parse_workload(
+    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
+) -> _Workload:
+    for key in entry:
+        if key not in WORKLOAD_KEYS:
+            raise ConfigError(f"{where}.{key}", entry[key], f"keys {', '.join(WORKLOAD_KEYS)}")
+    has_path, has_model = "path" in entry, "model" in entry
+    if has_path == has_model:
+        given = {k: entry[k] for k in ("path", "model") if k in entry}
+        raise ConfigError(where, given or None, "exactly one of path or model")
+
+    label = entry.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise ConfigError(f"{where}.label", label, "a non-empty string")
+    procs = entry.get("procs")
+    if procs is not None:
+        if not _is_int(procs) or procs < 1:
+            raise ConfigError(f"{where}.procs", procs, "an integer >= 1")
+        if "procs" in grid:
+            raise ConfigError(
+                f"{where}.procs", procs, "not set when grid.procs is set (one or the other)"
+            )
+    transforms = _parse_transforms(entry, where)
+
+    if has_path:
+        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
+        return _Workload(
+            workload=workload,
+            is_model=False,
+            spec_seed=None,
+            label=label or _trace_label(workload),
+            procs=procs,
+            transforms=transforms,
+        )
+
+    spec = entry["model"]
+    if not isinstance(spec, str):
+        raise ConfigError(
+            f"{where}.model", spec, "a model spec such as 'lublin:jobs=5000,procs=128'"
+        )
+    try:
+        name, params = parse_model_spec(spec.strip())
+    except ConfigError as exc:
+        detail = "" if exc.value == spec.strip() else f", got {exc.value!r}"
+        raise ConfigError(
+            f"{where}.model", spec, f"{exc.allowed} (for {exc.option}{detail})"
+        ) from None
+    spec_seed = params.pop("seed", None)
+    if spec_seed is not None:
+        if "seed" in grid:
+            raise ConfigError(
+                f"{where}.model",
+                spec,
+                "a spec without seed= when grid.seed is set (the grid seed sets the model's)",
+            )
+        if not _is_int(spec_seed) or spec_seed < 0:
+            raise ConfigError(f"{where}.model", spec, "seed= an integer >= 0")
+    canonical = _canonical_spec(name, params)
+    return _Workload(
+        workload=canonical,
+        is_model=True,
+        spec_seed=spec_seed,
+        label=label or canonical,
+        procs=procs,
+        transforms=transforms,
+    )
+
+
+def _parse_path(value: Any, where: str, base_dir: Path) -> str:
+    """The path as stored in a RunConfig (see the module docstring); checks the file exists."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(where, value, _TRACE_ALLOWED)
+    written = Path(value).expanduser()
+    stored = Path(os.path.normpath(written)).as_posix()
+    if not (base_dir / stored).is_file():
+        raise ConfigError(where, value, _TRACE_ALLOWED)
+    return stored
+
+
+def _trace_label(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".swf"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _format_value(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _canonical_spec(name: str, params: Mapping[str, Any]) -> str:
+    items = ",".join(f"{k}={_format_value(params[k])}" for k in sorted(params))
+    return f"{name}:{items}" if items else name
+
+
+def _with_seed(spec: str, seed: int) -> str:
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = dict(item.split("=", 1) for item in rest.split(",") if item)
+    params["seed"] = seed
+    return _canonical_spec(name, params)
+
+
+def _parse_transforms(entry: dict[str, Any], where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Transforms in their fixed order: drop_status, window, first."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    if "drop_status" in entry:
+        drop = entry["drop_status"]
+        if not isinstance(drop, list) or not drop or not all(_is_int(c) for c in drop):
+            raise ConfigError(
+                f"{where}.drop_status", drop, "a non-empty list of SWF status codes (integers)"
+            )
+        out.append(("clean_by_status", {"drop": sorted(set(drop))}))
+    if "window" in entry:
+        window = entry["window"]
+        ok = (
+            isinstance(window, list)
+            and len(window) == 2
+            and all(_is_finite(v) for v in window)
+            and window[1] > window[0]
+        )
+        if not ok:
+            raise ConfigError(
+                f"{where}.window", window, "[start, end] in seconds (numbers, end > start)"
+            )
+        out.append(("time_window", {"start": float(window[0]), "end": float(window[1])}))
+    if "first" in entry:
+        first = entry["first"]
+        if not _is_int(first) or first < 1:
+            raise ConfigError(f"{where}.first", first, "an integer >= 1 (number of jobs)")
+        out.append(("first_jobs", {"n": first}))
+    return tuple(out)
+
+
+# --- policies ------------------------------------------------------------------------------
+
+
+def _parse_policies(value: Any) -> list[tuple[str, dict[str, Any], str]]:
+    """(name, complete params, label) for every policy entry and parameter combination."""
+    if value is None:
+        raise ConfigError("policies", None, "at least one [[policies]] table")
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ConfigError("policies", value, "an array of tables, written [[policies]]")
+    if not value:
+        raise ConfigError("policies", value, "at least one [[policies]] table")
+    out: list[tuple[str, dict[str, Any], str]] = []
+    for i, entry in enumerate(value):
+        out.extend(_parse_policy(entry, f"policies[{i}]"))
+    return out
+
+
+def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str, Any], str]]:
+    name = entry.get("name")
+    if not isinstance(name, str) or name not in available_policies():
+        raise ConfigError(f"{where}.name", name, available_policies())
+    cls = policy_class(name)
+    label = entry.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise ConfigError(f"{where}.label", label, "a non-empty string")
+    hints = _param_types(cls)
+    known = list(hints)
+    choices: dict[str, list[Any]] = {}
+    for key, raw in entry.items():
+        if key in POLICY_RESERVED_KEYS:
+            continue
+        if key not in hints:
+            allowed = ", ".join(known) if known else "(none)"
+            raise ConfigError(
+                f"{where}.{key}",
+                raw,
+                f"name, label or a parameter of {name}: {allowed}",
+            )
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            raise ConfigError(f"{where}.{key}", raw, "a value or a non-empty list of values")
+        choices[key] = [_check_param(f"{where}.{key}", v, hints[key]) for v in values]
+
+    multiplied = [k for k, raw in entry.items() if k in choices and isinstance(raw, list)]
+    result = []
+    for combo in itertools.product(*choices.values()):
+        written = dict(zip(choices, combo))
+        try:
+            params_obj = make_params(cls, written)
+        except ConfigError as exc:
+            culprit = next((k for k in written if k in exc.option.split()), None)
+            option = f"{where}.{culprit}" if culprit else where
+            raise ConfigError(option, exc.value, exc.allowed) from None
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(where, written, f"parameters {name} accepts ({exc})") from None
+        params = _complete_params(params_obj, written)
+        shown = multiplied if label else list(written)
+        base = label or name
+        suffix = ",".join(f"{k}={_format_value(written[k])}" for k in shown)
+        result.append((name, params, f"{base}({suffix})" if suffix else base))
+    return result
+
+
+def _param_types(cls: Any) -> dict[str, Any]:
+    """Parameter name -> type annotation (``Any`` when it cannot be resolved)."""
+    params_cls = cls.Params
+    try:
+        hints = typing.get_type_hints(params_cls)
+    except Exception:  # unresolvable annotations of a third-party class: no type checks
+        hints = {}
+    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(params_cls) if f.init}
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def _check_param(where: str, value: Any, tp: Any) -> Any:
+    """``value`` if it suits the annotation ``tp`` (ints widened to float for floats)."""
+    if isinstance(value, list | dict):
+        raise ConfigError(where, value, "a string, number or boolean (or a list of them)")
+    if not isinstance(value, str | int | float | bool):
+        raise ConfigError(where, value, "a string, number or boolean (or a list of them)")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(where, value, "a finite number")
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        options = typing.get_args(tp)
+        if not any(value == o and type(value) is type(o) for o in options):
+            raise ConfigError(where, value, [repr(o) for o in options])
+        return value
+    arms = [a for a in typing.get_args(tp) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType) and len(arms) == 1:
+        return _check_param(where, value, arms[0])  # Optional[X]: TOML has no null anyway
+    if tp is bool and not isinstance(value, bool):
+        raise ConfigError(where, value, "true or false")
+    if tp is int and not _is_int(value):
+        raise ConfigError(where, value, "an integer")
+    if tp is float:
+        if not _is_finite(value):
+            raise ConfigError(where, value, "a number")
+        return float(value)
+    if tp is str and not isinstance(value, str):
+        raise ConfigError(where, value, "a string")
+    return value
+
+
+def _complete_params(params_obj: Any, written: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter's value (defaults included) that has a plain JSON form."""
+    params = dict(written)
+    for f in dataclasses.fields(params_obj):
+        value = getattr(params_obj, f.name)
+        if f.name not in params and (value is None or isinstance(value, str | int | float | bool)):
+            params[f.name] = value
+    return dict(sorted(params.items()))
+
+
+# --- grid ----------------------------------------------------------------------------------
+
+
+def _parse_grid(value: Any) -> dict[str, list[Any]]:
+    if not isinstance(value, dict):
+        raise ConfigError("grid", value, "a table, written [grid]")
+    grid: dict[str, list[Any]] = {}
+    for key, raw in value.items():
+        if key not in GRID_KEYS:
+            raise ConfigError(f"grid.{key}", raw, f"keys {', '.join(GRID_KEYS)}")
+        values = raw if isinstance(raw, list) else [raw]
+        where = f"grid.{key}"
+        if not values:
+            raise ConfigError(where, raw, "a value or a non-empty list of values")
+        checked: list[Any] = []
+        for v in values:
+            if key == "load_factor":
+                if not _is_finite(v) or v <= 0:
+                    raise ConfigError(where, v, "finite numbers > 0")
+                checked.append(float(v))
+            elif key == "seed":
+                if not _is_int(v) or v < 0:
+                    raise ConfigError(where, v, "integers >= 0")
+                checked.append(v)
+            elif key == "kill_on_overrun":
+                if not isinstance(v, bool):
+                    raise ConfigError(where, v, "true or false")
+                checked.append(v)
+            else:  # procs
+                if not _is_int(v) or v < 1:
+                    raise ConfigError(where, v, "integers >= 1")
+                checked.append(v)
+        grid[key] = checked
+    return grid
+
+
+# --- running helpers -----------------------------------------------------------------------
+
+
+def resolve_workload(workload: str, base_dir: str | os.PathLike[str]) -> str:
+    """A `RunConfig.workload` made loadable: model specs as they are, paths made absolute."""
+    name = workload.split(":", 1)[0]
+    if name in MODELS and (":" in workload or workload == name):
+        return workload
+    return os.path.normpath(Path(base_dir) / workload)
+
+
+def apply_transforms(
+    workload: Workload, transforms: Sequence[tuple[str, Mapping[str, Any]]]
+) -> Workload:
+    """Apply `RunConfig.transforms` in order (names: keys of `TRANSFORMS`)."""
+    for name, args in transforms:
+        try:
+            fn = TRANSFORMS[name]
+        except KeyError:
+            raise ConfigError("transform", name, sorted(TRANSFORMS)) from None
+        workload = fn(workload, **args)
+    return workload
+
+
+def load_run_workload(run: RunConfig, base_dir: str | os.PathLike[str]) -> Workload:
+    """The workload of ``run`` with its machine size and transforms (not its load factor).
+
+    Pass the result to `schedlab.simulate` with the run's policy, params, load factor and
+    kill_on_overrun.
+    """
+    source = resolve_workload(run.workload, base_dir)
+    return apply_transforms(load_workload(source, max_procs=run.procs), run.transforms)
+
+
+# --- small helpers -------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_finite(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def _format_params(params: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={_format_value(v)}" for k, v in sorted(params.items()))
+
+
+def _format_transforms(transforms: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    parts = []
+    for name, args in transforms:
+        inner = ",".join(f"{k}={_format_value(v)}" for k, v in args.items())
+        parts.append(f"{name}({inner})")
+    return " ".join(parts)
