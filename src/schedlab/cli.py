@@ -358,6 +358,8 @@ def sweep(
 
     def show(progress: SweepProgress) -> None:
         if bar is not None and task is not None:
+            if not bar.live.is_started and (progress.done or progress.failed):
+                bar.start()  # only now: the worker processes are forked before any thread
             bar.update(
                 task,
                 completed=progress.skipped + progress.done + progress.failed,
@@ -366,8 +368,6 @@ def sweep(
             )
 
     with store:
-        if bar is not None:
-            bar.start()
         try:
             result = run_sweep(
                 spec.runs,
@@ -406,6 +406,61 @@ def sweep(
             out.print(f"  failed {failure['run_id']}: {failure['error']}", highlight=False)
     if result.failed:
         raise typer.Exit(1)
+
+
+@app.command()
+def results(
+    directory: Annotated[
+        Path, typer.Argument(help="A results folder written by `schedlab sweep`.")
+    ],
+    metric: Annotated[
+        list[str],
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric to compare (repeatable; default: mean wait, bounded slowdown, "
+            "utilization).",
+        ),
+    ] = [],  # noqa: B006
+    method: Annotated[
+        str, typer.Option(help="Confidence intervals: auto, seeds or batch (batch means).")
+    ] = "auto",
+    batch_size: Annotated[int, typer.Option(help="Jobs per batch for batch means.")] = 5000,
+    confidence: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    csv: Annotated[Path | None, typer.Option(help="Also write the tables as CSV.")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="Also write them as Markdown.")] = None,
+    latex: Annotated[Path | None, typer.Option(help="Also write them as LaTeX.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every run as JSON.")] = False,
+) -> None:
+    """Compare policies across the runs of a results folder (tables with intervals)."""
+    from schedlab.experiments.analysis import DEFAULT_METRICS, comparison_table, runs_json
+    from schedlab.experiments.store import ResultStore
+
+    if not (directory / "runs").is_dir():
+        raise ConfigError("DIR", str(directory), "a results folder written by `schedlab sweep`")
+    store = ResultStore(directory)
+    if as_json:
+        print(json.dumps(runs_json(store), allow_nan=False))
+        return
+    table = comparison_table(
+        store,
+        metrics=tuple(metric) or DEFAULT_METRICS,
+        method=method,
+        batch_size=batch_size,
+        confidence=confidence,
+    )
+    for rich_table in table.rich_tables():
+        out.print(rich_table)
+    failed = len(store.failed_ids() - store.done_ids())
+    if failed:
+        out.print(f"{failed} failed run(s): see `schedlab results {directory} --json`")
+    for path, text in ((markdown, table.to_markdown), (latex, table.to_latex)):
+        if path is not None:
+            path.write_text(text())
+            err.print(f"wrote {path}")
+    if csv is not None:
+        table.to_csv(csv)
+        err.print(f"wrote {csv}")
 
 
 @workload_app.command("info")

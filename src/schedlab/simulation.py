@@ -43,7 +43,7 @@ class SimulationResult:
     requested_time: np.ndarray
     load_factor: float = 1.0
     kill_on_overrun: bool = True
-    timeseries: pd.DataFrame | None = None
+    timeseries_columns: dict[str, np.ndarray] | None = None  # with timeseries=True
     extra_columns: dict[str, np.ndarray] = field(default_factory=dict)
     wall_time: float = 0.0
 
@@ -79,6 +79,15 @@ class SimulationResult:
         columns.update(raw.extra)
         columns.update(self.extra_columns)
         return columns
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame | None:
+        """Queue length and busy processors after every instant (with timeseries=True)."""
+        if self.timeseries_columns is None:
+            return None
+        import pandas as pd
+
+        return pd.DataFrame(self.timeseries_columns)
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
@@ -220,7 +229,7 @@ def simulate(
         requested_time=requested,
         load_factor=load_factor,
         kill_on_overrun=kill_on_overrun,
-        timeseries=series.frame() if series is not None else None,
+        timeseries_columns=series.columns() if series is not None else None,
         extra_columns=extra,
         wall_time=time.perf_counter() - clock,
     )

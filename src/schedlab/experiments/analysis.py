@@ -32,8 +32,8 @@ Decisions a user can rely on:
   policy) holds 2 or more runs, else batch means over its single run. ``"seeds"`` and
   ``"batch"`` force one method. When no interval can be had, the cell gives the whole-run
   value (the mean over the cell's runs) with a NaN half-width and method ``"single"``: a
-  lone run with a metric outside `BATCH_METRICS` or shorter than one batch, or a lone run
-  under ``"seeds"``.
+  lone run with a metric outside `BATCH_METRICS` or shorter than one batch, a lone run
+  under ``"seeds"``, or under ``"batch"`` runs all shorter than one batch.
 * **Labels.** Rows use the workload's label (as in the catalog); a label that is just a
   model spec (no label chosen) loses its ``seed=`` item, so the seeds of one model become
   replications of one row; when runs of one label differ in machine size, `` (procs=N)`` is
@@ -69,6 +69,7 @@ __all__ = [
     "DEFAULT_METRICS",
     "LONG_COLUMNS",
     "METHODS",
+    "RUN_KEYS",
     "ComparisonTable",
     "Estimate",
     "batch_means",
@@ -162,8 +163,12 @@ def _t_interval(values: np.ndarray, confidence: float) -> Estimate:
     mean = float(values.mean())
     if n < 2:
         return Estimate(mean, math.nan, n, confidence)
-    from scipy.stats import t
-
+    try:
+        from scipy.stats import t
+    except ImportError:  # pragma: no cover - depends on the install
+        raise ConfigError(
+            "confidence intervals", "scipy", "an install with scipy: pip install scipy"
+        ) from None
     quantile = float(t.ppf((1.0 + confidence) / 2.0, n - 1))
     half_width = quantile * float(values.std(ddof=1)) / math.sqrt(n)
     return Estimate(mean, half_width, n, confidence)
@@ -541,9 +546,9 @@ class ComparisonTable:
         for metric in self.metrics:
             table = Table(title=metric, caption=self.note(metric))
             table.add_column("workload")
-            table.add_column("load factor", justify="right")
+            table.add_column("load factor", justify="right", no_wrap=True)
             for policy in self.policies:
-                table.add_column(policy, justify="right")
+                table.add_column(policy, justify="right", no_wrap=True)
             for (w, lf), cells in zip(self.rows, self._grid(metric)):
                 table.add_row(w, _format_load(lf), *cells)
             tables.append(table)

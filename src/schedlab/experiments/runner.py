@@ -37,11 +37,16 @@ def _read_trace(path: str, procs: int | None) -> Any:
 def build_workload(run: RunConfig, base_dir: str | None) -> Any:
     """The workload of a run: model (seeded) or trace, then its transforms in order."""
     from schedlab.experiments.sweep import apply_transforms, resolve_workload
-    from schedlab.workload.load import is_model_spec, load_workload
+    from schedlab.workload.load import MODELS, is_model_spec, parse_model_spec
 
     source = resolve_workload(run.workload, base_dir or ".")
     if is_model_spec(source):
-        workload = load_workload(source, max_procs=run.procs)
+        name, params = parse_model_spec(source)
+        if run.seed is not None:
+            params["seed"] = run.seed  # the run's seed seeds the model
+        if run.procs is not None:
+            params["procs"] = run.procs
+        workload = MODELS[name][0](**params)
     else:
         workload = _read_trace(source, run.procs)
     return apply_transforms(workload, run.transforms)
@@ -76,9 +81,8 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
         )
         summary = result.summary()
         sim_time = summary.pop("wall_time")
-        series = result.timeseries
-        assert series is not None
-        timeseries = {name: series[name].to_numpy() for name in series.columns}
+        timeseries = result.timeseries_columns
+        assert timeseries is not None
         import schedlab
 
         return RunOutcome(
@@ -178,6 +182,17 @@ def run_sweep(
     return progress
 
 
+def _context() -> Any:
+    """fork where it exists (workers start in milliseconds, the parent's imports shared),
+    spawn elsewhere. The parent starts no thread before the workers exist (the CLI starts
+    its progress display once the first outcome is back), so forking is safe."""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        return get_context("fork")
+    return get_context("spawn")
+
+
 def _run_local(
     configs: list[dict[str, Any]],
     base_dir: str | None,
@@ -191,9 +206,7 @@ def _run_local(
         for config in configs:
             record(execute_run(config, base_dir))
         return
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(configs)), mp_context=get_context("spawn")
-    )
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(configs)), mp_context=_context())
     try:
         futures: set[Future[RunOutcome]] = {
             pool.submit(execute_run, config, base_dir) for config in configs

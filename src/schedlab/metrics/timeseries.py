@@ -30,15 +30,17 @@ class TimeSeriesObserver:
     def finish(self, sim: Simulator) -> None:
         pass
 
-    def frame(self) -> pd.DataFrame:
+    def columns(self) -> dict[str, np.ndarray]:
         """Columns time, queued (jobs waiting or suspended), running, busy_procs."""
+        return {
+            "time": np.asarray(self.times, dtype=np.float64),
+            "queued": np.asarray(self.queued, dtype=np.int64),
+            "running": np.asarray(self.running, dtype=np.int64),
+            "busy_procs": np.asarray(self.busy, dtype=np.int64),
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """The same columns as a DataFrame."""
         import pandas as pd
 
-        return pd.DataFrame(
-            {
-                "time": np.asarray(self.times, dtype=np.float64),
-                "queued": np.asarray(self.queued, dtype=np.int64),
-                "running": np.asarray(self.running, dtype=np.int64),
-                "busy_procs": np.asarray(self.busy, dtype=np.int64),
-            }
-        )
+        return pd.DataFrame(self.columns())
