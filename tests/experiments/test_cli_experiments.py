@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from schedlab.cli import app
+from schedlab.metrics import SUMMARY_KEYS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SUMMARY_KEYS = {
-    "jobs",
-    "skipped",
-    "procs",
-    "makespan",
-    "utilization",
-    "mean_wait_time",
-    "max_wait_time",
-    "mean_response_time",
-    "mean_slowdown",
-    "mean_bounded_slowdown",
-    "unfairness",
-    "killed",
-    "wall_time",
-}
 
 
 def _invoke(*args: str) -> str:
@@ -123,6 +108,3 @@ def test_results_on_a_folder_that_is_not_one_is_a_clear_error(tmp_path: Path) ->
     result = CliRunner().invoke(app, ["results", str(tmp_path)])
     assert result.exit_code != 0
     assert "results folder" in str(result.exception)
-
-
-assert sys.version_info >= (3, 10)
