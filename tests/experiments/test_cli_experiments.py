@@ -55,7 +55,7 @@ def test_sweep_then_results_json_has_the_documented_shape(tmp_path: Path) -> Non
     assert len(runs) == 12
     for run in runs:
         assert {"run_id", "status", "workload", "policy", "load_factor", "seed"} <= set(run)
-        assert set(run) >= SUMMARY_KEYS
+        assert set(run).issuperset(SUMMARY_KEYS)
         assert run["status"] == "done" and run["jobs"] == 500
     again = json.loads(
         _invoke("sweep", str(EXAMPLES / "quick-sweep.toml"), "--out", str(out), "--json")
