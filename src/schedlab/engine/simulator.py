@@ -11,6 +11,7 @@ a 243k-job trace spends its time.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -132,7 +133,21 @@ class Simulator:
 
     # -- the loop ---------------------------------------------------------------------
     def run(self) -> RawRun:
-        """Simulate until every job has ended; returns the per-job outcome."""
+        """Simulate until every job has ended; returns the per-job outcome.
+
+        The cyclic garbage collector is paused meanwhile: the loop allocates millions of
+        short-lived tuples and creates no reference cycles, and the collector's passes over
+        a large heap cost up to a third of the run on 200k-job traces.
+        """
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _run(self) -> RawRun:
         clock = time.perf_counter()
         n = self.n
         submit_at = self.submit_at
