@@ -463,6 +463,38 @@ def results(
         err.print(f"wrote {csv}")
 
 
+@app.command()
+def report(
+    directory: Annotated[
+        Path, typer.Argument(help="A results folder written by `schedlab sweep`.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path(
+        "report.html"
+    ),
+    gantt_run: Annotated[
+        str | None, typer.Option(help="Run id drawn as a Gantt chart (default: the first).")
+    ] = None,
+    gantt_start: Annotated[
+        float | None, typer.Option(help="Start of the Gantt window (s, trace time).")
+    ] = None,
+    gantt_end: Annotated[
+        float | None, typer.Option(help="End of the Gantt window (s, trace time).")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page: tables, charts and every run's configuration."""
+    from schedlab.report.html import write_report
+
+    window = None
+    if gantt_start is not None or gantt_end is not None:
+        if gantt_start is None or gantt_end is None or gantt_end <= gantt_start:
+            raise ConfigError(
+                "--gantt-start/--gantt-end", (gantt_start, gantt_end), "both, with end > start"
+            )
+        window = (gantt_start, gantt_end)
+    path = write_report(directory, output, gantt_run=gantt_run, gantt_window=window)
+    err.print(f"wrote {path}")
+
+
 @workload_app.command("info")
 def workload_info(
     workload: WorkloadArg,
