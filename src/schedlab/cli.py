@@ -65,21 +65,14 @@ def _fmt(key: str, value: Any) -> str:
 
 
 def _parse_params(items: list[str]) -> dict[str, Any]:
+    from schedlab.workload.load import parse_scalar
+
     params: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ConfigError("--param", item, "KEY=VALUE")
-        parsed: Any = value
-        for cast in (int, float):
-            try:
-                parsed = cast(value)
-                break
-            except ValueError:
-                continue
-        if value.lower() in ("true", "false"):
-            parsed = value.lower() == "true"
-        params[key] = parsed
+        params[key] = parse_scalar(value)
     return params
 
 

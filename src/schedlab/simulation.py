@@ -76,7 +76,6 @@ class SimulationResult:
         if raw.preemptions.any():
             columns["preemptions"] = raw.preemptions
             columns["suspended_time"] = raw.suspended_time
-        columns.update(raw.extra)
         columns.update(self.extra_columns)
         return columns
 

@@ -15,7 +15,7 @@ import gc
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import Any, Protocol
 
@@ -62,7 +62,6 @@ class RawRun:
     total_procs: int
     wall_time: float
     instants: int
-    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class Simulator:

@@ -37,7 +37,10 @@ def _model_keys(name: str) -> list[str]:
     return [p for p in inspect.signature(fn).parameters if p not in ("self",)]
 
 
-def _parse_value(text: str) -> Any:
+def parse_scalar(text: str) -> Any:
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"true"``/``"false"`` -> bool, anything else as is."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     for cast in (int, float):
         try:
             return cast(text)
@@ -66,7 +69,7 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ConfigError(f"{name} model spec item", item, "key=value")
         if key not in allowed:
             raise ConfigError(f"{name} model parameter", key, allowed)
-        params[key] = _parse_value(value.strip())
+        params[key] = parse_scalar(value.strip())
     missing = [k for k in MODELS[name][1] if k not in params]
     if missing:
         raise ConfigError(f"{name} model spec", spec, f"must set {', '.join(missing)}")
