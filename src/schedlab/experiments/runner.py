@@ -8,7 +8,6 @@ writes the results folder: workers need no access to it.
 
 from __future__ import annotations
 
-import io
 import os
 import time
 import traceback
@@ -20,6 +19,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from schedlab.errors import ConfigError
+from schedlab.experiments.arrow import parquet_bytes
 from schedlab.experiments.config import RunConfig
 from schedlab.experiments.store import ResultStore, RunOutcome
 
@@ -50,15 +50,6 @@ def build_workload(run: RunConfig, base_dir: str | None) -> Any:
     else:
         workload = _read_trace(source, run.procs)
     return apply_transforms(workload, run.transforms)
-
-
-def _parquet_bytes(columns: dict[str, Any]) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    buffer = io.BytesIO()
-    pq.write_table(pa.table(columns), buffer, compression="zstd")
-    return buffer.getvalue()
 
 
 def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutcome:
@@ -93,8 +84,8 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
                 "policy_label": config.get("policy_label", run.policy),
             },
             summary=summary,
-            jobs=_parquet_bytes(result.columns),
-            timeseries=_parquet_bytes(timeseries),
+            jobs=parquet_bytes(result.columns),
+            timeseries=parquet_bytes(timeseries),
             meta={
                 "wall_time": sim_time,
                 "run_time": time.perf_counter() - clock,
@@ -206,11 +197,6 @@ def _run_local(
         for config in configs:
             record(execute_run(config, base_dir))
         return
-    # pyarrow imports pandas when it converts columns (0.3-0.5 s); importing it here once lets
-    # forked workers share it instead of each paying for it (the parent needs it for the
-    # catalog anyway)
-    import pandas  # noqa: F401
-
     pool = ProcessPoolExecutor(max_workers=min(workers, len(configs)), mp_context=_context())
     try:
         futures: set[Future[RunOutcome]] = {

@@ -238,20 +238,17 @@ class ResultStore:
 
     def write_catalog(self) -> Path:
         """Rebuild catalog.parquet from the run folders, atomically."""
-        import io
-
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        from schedlab.experiments.arrow import parquet_bytes
 
         records = list(self.iter_records())
         columns: dict[str, None] = {}
         for record in records:  # union of the keys, in first-seen order
             columns.update(dict.fromkeys(record))
-        table = pa.table({key: [r.get(key) for r in records] for key in columns})
-        buffer = io.BytesIO()
-        pq.write_table(table, buffer)
+        data = parquet_bytes(
+            {key: [r.get(key) for r in records] for key in columns}, compression="snappy"
+        )
         path = self.root / CATALOG
-        _write_atomic(path, buffer.getvalue())
+        _write_atomic(path, data)
         return path
 
 
