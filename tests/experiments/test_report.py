@@ -41,6 +41,8 @@ def test_report_has_every_section_and_every_run(results: Path, tmp_path: Path) -
     ):
         assert f'data-chart="{chart}' in page, chart
     assert page.count("<svg") >= page.count("<figure") >= 8
+    assert page.count('class="comparison intervals"') == 3  # `schedlab results` tables
+    assert "confidence interval" in page
     for run_id in ResultStore(results).done_ids() | ResultStore(results).failed_ids():
         assert run_id in page
     assert "nope" in page  # the failed run and its error are listed

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from schedlab.errors import ConfigError
 from schedlab.report import figures
@@ -189,6 +189,32 @@ def _comparison_html(catalog: pd.DataFrame, metrics: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+def _intervals_html(store: ResultStore) -> str:
+    """The tables of `schedlab results`: mean ± confidence half-width per policy."""
+    from schedlab.experiments.analysis import comparison_table as interval_table
+
+    table = interval_table(store)
+    if table.data.empty:
+        return ""
+    out = []
+    for metric in table.metrics:
+        frame = table.to_frame(metric)
+        head = "".join(f'<th class="num">{escape(str(p))}</th>' for p in frame.columns)
+        out.append(f"<h3>{escape(figures.METRIC_LABELS.get(metric, metric))}</h3>")
+        out.append('<div class="scroll"><table class="comparison intervals">')
+        out.append(f"<thead><tr><th>workload</th><th>load factor</th>{head}</tr></thead><tbody>")
+        for key, row in frame.iterrows():
+            workload, load = cast(tuple[Any, Any], key)
+            cells = "".join(f'<td class="num">{escape(str(v))}</td>' for v in row)
+            out.append(
+                f"<tr><td>{escape(str(workload))}</td>"
+                f'<td class="num">{escape(_fmt(load))}</td>{cells}</tr>'
+            )
+        out.append("</tbody></table></div>")
+        out.append(f'<p class="note">{escape(table.note(metric))}</p>')
+    return "\n".join(out)
+
+
 def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
     columns = [c for c in CONFIG_COLUMNS if c in catalog.columns]
     if catalog.empty:
@@ -310,7 +336,13 @@ def render_report(
     sections: list[tuple[str, str, str]] = []
 
     # comparison table
-    sections.append(("tables", "Comparison table", _comparison_html(catalog, table_metrics)))
+    sections.append(
+        (
+            "tables",
+            "Comparison table",
+            _comparison_html(catalog, table_metrics) + "\n" + _intervals_html(store),
+        )
+    )
 
     # bar charts
     bars = []
