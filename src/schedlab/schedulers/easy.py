@@ -113,15 +113,14 @@ class EasyBackfilling:
             del self._sizes[bisect_left(self._sizes, p)]
         out.append(Start(j))
 
-    def _compute_shadow(self, free: int, need: int) -> None:
-        """Shadow time and extra processors for a head needing ``need`` > ``free``.
+    def _compute_shadow(self, need: int) -> None:
+        """Shadow time and extra processors for a head needing more than is free now.
 
         The profile holds only running jobs, so free processors never decrease over time:
         the shadow time is the first moment ``need`` are free, the extra processors what is
         free then beyond ``need``.
         """
         profile = self._profile
-        profile.advance(self._view.now)
         shadow = profile.earliest_start(need, 0.0, self._view.now)
         self._shadow = shadow
         self._extra = profile.free_at(shadow) - need
@@ -143,7 +142,7 @@ class EasyBackfilling:
                 procs = self._procs
                 if all(procs[j] > free for j in queue[checked:]):
                     return _NOTHING  # (the only jobs tested at the last pass were too wide)
-                self._compute_shadow(free, procs[queue[0]])
+                self._compute_shadow(procs[queue[0]])
             if now + self._blocked_min_req <= self._shadow:
                 self._blocked_min_req = _INF  # a time-blocked job may fit now: test all
                 out: list[Decision] = []
@@ -172,6 +171,7 @@ class EasyBackfilling:
             self._checked = len(queue)
             return out
         self._dirty = False
+        self._profile.advance(now)  # forget ended jobs' past (once per job end at most)
         procs = self._procs
         out = []
         # FCFS part: start from the head while it fits
@@ -199,7 +199,7 @@ class EasyBackfilling:
             # nobody but the head is narrow enough: the shadow time waits until needed
             self._shadow_stale = True
             return out
-        self._compute_shadow(free, procs[queue[0]])
+        self._compute_shadow(procs[queue[0]])
         self._backfill(now, free, 1, out)
         self._checked = len(queue)
         return out
