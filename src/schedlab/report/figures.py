@@ -175,6 +175,31 @@ def _time_unit(span: float) -> tuple[float, str]:
     return 86400.0, "days"
 
 
+def _compact(value: float, _pos: Any = None) -> str:
+    """Tick label for logarithmic axes: 0, 1, 10, 100, 1k, 10k, 1M (plain text, no
+    mathtext: readable, and several times faster to draw than 10^k)."""
+    if value == 0:
+        return "0"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def _log_axis(ax: Axes, which: str, scale: str, **kwargs: Any) -> None:
+    """Set a log or symlog scale with compact plain-text labels at the decades."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    if which == "x":
+        ax.set_xscale(scale, **kwargs)
+        axis: Any = ax.xaxis
+    else:
+        ax.set_yscale(scale, **kwargs)
+        axis = ax.yaxis
+    axis.set_major_formatter(FuncFormatter(_compact))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
@@ -271,7 +296,7 @@ def metric_bars(
     if log is None:
         log = len(positive) > 1 and float(positive.max()) > 50 * float(positive.min())
     if log and len(positive):
-        ax.set_yscale("log")
+        _log_axis(ax, "y", "log")
     ax.set_xticks(range(len(groups)), [_group_label(by, g) for g in groups])
     ax.set_ylabel(METRIC_LABELS.get(metric, metric))
     ax.grid(False, axis="x")
@@ -342,9 +367,9 @@ def cdf(
         ax.step(xs, ys, where="post", label=name, linewidth=1.4, **style)
     if log:
         if has_zero:
-            ax.set_xscale("symlog", linthresh=1.0, linscale=0.5)
+            _log_axis(ax, "x", "symlog", linthresh=1.0, linscale=0.5)
         else:
-            ax.set_xscale("log")
+            _log_axis(ax, "x", "log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(label + (" — log scale" if log else ""))
     ax.set_ylabel("fraction of jobs ≤ x")
@@ -463,7 +488,8 @@ def timeseries(
         ax.set_ylim(bottom=0)
     ax.set_xlabel(f"time since the trace origin ({unit_name})")
     ax.set_ylabel(label)
-    ax.legend(fontsize=8, frameon=False, loc="upper right")
+    # below the axes: a time series has no empty corner to hold it
+    fig.legend(loc="outside lower center", ncols=min(len(infos), 4), fontsize=8, frameon=False)
     return fig
 
 

@@ -80,6 +80,8 @@ h3 { font-size: 15px; margin: 14px 0 6px; color: var(--muted); }
 p.note { color: var(--muted); font-size: 13px; margin: 4px 0 10px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
+table.configs { font-size: 12px; }
+table.configs th, table.configs td { padding: 3px 6px; }
 th, td { padding: 3px 9px; border-bottom: 1px solid #e6e8ec; text-align: left;
   vertical-align: top; white-space: nowrap; }
 th { background: #eef1f5; font-weight: 600; border-bottom: 1px solid var(--line); }
@@ -87,7 +89,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody + tbody { border-top: 2px solid var(--line); }
 td.best { font-weight: 700; }
 tr.failed td { background: #fdf0ef; }
-td.error { white-space: normal; max-width: 520px; color: #8a1c12; }
+td.error { white-space: normal; color: #8a1c12; }
+tr.error-row td { border-top: 0; }
+table.comparison th.num { white-space: normal; min-width: 6em; max-width: 10em; }
 td code, td.mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
 details pre { white-space: pre-wrap; font-size: 11px; color: #333; max-height: 280px;
   overflow: auto; background: #f6f7f9; padding: 6px; }
@@ -215,11 +219,29 @@ def _intervals_html(store: ResultStore) -> str:
     return "\n".join(out)
 
 
+CONFIG_HEADINGS = {
+    "run_id": "run id",
+    "workload_source": "workload source",
+    "policy_label": "policy label",
+    "load_factor": "load",
+    "procs_override": "procs",
+    "kill_on_overrun": "kill on overrun",
+}
+
+
 def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
-    columns = [c for c in CONFIG_COLUMNS if c in catalog.columns]
+    """Every run's configuration and status; a failed run gets a second row with its
+    error (and the traceback, folded). ``policy label`` is shown only where it differs
+    from the policy somewhere."""
     if catalog.empty:
         return '<p class="note">No runs.</p>'
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns) + "<th>error</th>"
+    columns = [c for c in CONFIG_COLUMNS if c in catalog.columns]
+    if (
+        "policy_label" in columns
+        and (catalog["policy_label"].isna() | (catalog["policy_label"] == catalog["policy"])).all()
+    ):
+        columns.remove("policy_label")
+    head = "".join(f"<th>{escape(CONFIG_HEADINGS.get(c, c))}</th>" for c in columns)
     out = ['<div class="scroll"><table class="configs">', f"<thead><tr>{head}</tr></thead>"]
     out.append("<tbody>")
     ordered = catalog.sort_values(["status", "run_id"], kind="stable")
@@ -233,18 +255,18 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
             if c in ("load_factor", "seed", "procs_override") and not _is_missing(value):
                 cls = ' class="num"'
             cells.append(f"<td{cls}>{escape(text)}</td>")
-        if failed:
-            error = row.get("error")
-            record = store.failure(str(row["run_id"]))
-            trace = record.get("traceback") or ""
-            cells.append(
-                f'<td class="error">{escape(str(error))}'
-                f"<details><summary>traceback</summary><pre>{escape(trace)}</pre></details></td>"
-            )
-        else:
-            cells.append("<td></td>")
         cls = ' class="failed"' if failed else ""
         out.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
+        if failed:
+            record = store.failure(str(row["run_id"]))
+            trace = record.get("traceback") or ""
+            out.append(
+                '<tr class="failed error-row"><td></td>'
+                f'<td class="error" colspan="{len(columns) - 1}">'
+                f"{escape(str(row.get('error')))}"
+                f"<details><summary>traceback</summary><pre>{escape(trace)}</pre></details>"
+                "</td></tr>"
+            )
     out.append("</tbody></table></div>")
     return "\n".join(out)
 
@@ -305,12 +327,12 @@ def _seed_text(runs: Sequence[tuple[str, str, Any]]) -> str:
 
 
 def _utilization_window(store: ResultStore, run_id: str) -> float:
-    """Smoothing window for the utilization plots: 1/100 of the run, whole hours, >= 1 h."""
+    """Smoothing window for the utilization plots: 1/40 of the run, whole hours, >= 1 h."""
     series = store.timeseries(run_id)
     if len(series) < 2:
         return 3600.0
     span = float(series["time"].iloc[-1] - series["time"].iloc[0])
-    return max(3600.0, round(span / 100 / 3600) * 3600.0)
+    return max(3600.0, round(span / 40 / 3600) * 3600.0)
 
 
 # -- the page ----------------------------------------------------------------------------
@@ -372,7 +394,10 @@ def render_report(
     cdfs = []
     for workload, load, runs in groups:
         ids = [r[1] for r in runs]
-        for column, name in (("wait_time", "wait time"), ("bounded_slowdown", "bounded slowdown")):
+        for column, name, axis in (
+            ("wait_time", "wait time", "logarithmic axis, linear below 1 s so that 0 shows"),
+            ("bounded_slowdown", "bounded slowdown", "logarithmic axis; τ = 10 s"),
+        ):
             fig = figures.cdf(
                 store,
                 ids,
@@ -385,7 +410,7 @@ def render_report(
                     f"cdf-{column}-{_slug(workload, load)}",
                     fig,
                     f"{name.capitalize()} of every job, {workload} at load factor {_fmt(load)}"
-                    f"{_seed_text(runs)}; logarithmic axis (linear below 1).",
+                    f"{_seed_text(runs)}; {axis}.",
                 )
             )
     sections.append(("cdf", "Distributions", more + _charts(cdfs, "No finished runs.")))
