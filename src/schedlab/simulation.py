@@ -58,7 +58,8 @@ class SimulationResult:
         raw = self.raw
         started = raw.started_at
         finished = raw.finished_at
-        run = finished - started - raw.suspended_time
+        # time really running in the attempt that counted: suspensions and lost attempts out
+        run = finished - started - raw.suspended_time - raw.wasted_time
         columns = {
             "job_id": w.job_id,
             "submitted_at": w.submit_time,
@@ -76,6 +77,7 @@ class SimulationResult:
         if raw.preemptions.any():
             columns["preemptions"] = raw.preemptions
             columns["suspended_time"] = raw.suspended_time
+            columns["wasted_time"] = raw.wasted_time
         columns.update(self.extra_columns)
         return columns
 

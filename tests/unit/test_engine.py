@@ -305,6 +305,9 @@ def test_requeue_restarts_from_scratch() -> None:
     assert j["preemptions"].tolist() == [1]
     assert j["suspended_time"].tolist() == [2.0]
     assert result.raw.executed_time.tolist() == [10.0]
+    # the lost first attempt is wasted, not run time: 15 - 0 - 2 suspended - 3 wasted
+    assert j["wasted_time"].tolist() == [3.0]
+    assert j["run_time"].tolist() == [10.0]
     assert not j["killed"].any()
 
 

@@ -59,6 +59,7 @@ class RawRun:
     preemptions: np.ndarray  # int: times suspended
     suspended_time: np.ndarray  # s spent suspended between first start and end
     executed_time: np.ndarray  # s of run time executed by the last attempt (= run unless killed)
+    wasted_time: np.ndarray  # s run by attempts lost to requeues (Suspend(keep_progress=False))
     total_procs: int
     wall_time: float
     instants: int
@@ -107,6 +108,7 @@ class Simulator:
         self.preemptions = [0] * n
         self.suspended_since = [nan] * n
         self.suspended_time = [0.0] * n
+        self.wasted_time = [0.0] * n
         self.used_procs = [0] * n  # processors of the current run segment
         self.generation = [0] * n
         self.will_be_killed = [False] * n
@@ -265,6 +267,7 @@ class Simulator:
             preemptions=np.array(self.preemptions, dtype=np.int64),
             suspended_time=np.array(self.suspended_time),
             executed_time=np.array(executed),
+            wasted_time=np.array(self.wasted_time),
             total_procs=self.total_procs,
             wall_time=wall,
             instants=instants,
@@ -354,9 +357,11 @@ class Simulator:
         self.running -= 1
         self.preemptions[j] += 1
         self.suspended_since[j] = now
+        ran = self.executed_time[j] + (now - self.segment_start_at[j])
         if keep_progress:
-            self.executed_time[j] += now - self.segment_start_at[j]
+            self.executed_time[j] = ran
         else:
+            self.wasted_time[j] += ran
             self.executed_time[j] = 0.0
 
     def _close_suspension(self, now: float, j: int) -> None:
