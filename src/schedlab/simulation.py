@@ -74,6 +74,7 @@ class SimulationResult:
             "queue": w.queue_id,
             "killed": raw.killed,
         }
+        columns.update(attribute_columns(w))
         if raw.preemptions.any():
             columns["preemptions"] = raw.preemptions
             columns["suspended_time"] = raw.suspended_time
@@ -113,6 +114,19 @@ class SimulationResult:
     def write_jobs(self, path: str | Path) -> None:
         """Per-job table to CSV or Parquet, chosen by the extension."""
         write_table(self.jobs, path)
+
+
+def attribute_columns(workload: Workload) -> dict[str, np.ndarray]:
+    """Per-job columns from the workload's attributes (DESIGN 4: ``priority``, ``deadline``).
+
+    A workload with deadlines gets ``priority`` (False for the jobs submitted as
+    non-priority, i.e. with a deadline) and ``deadline`` (absolute, seconds, NaN if none),
+    whatever the policy: CBF and DBF results can then be compared class by class.
+    """
+    slack = workload.attributes.get("deadline_time")
+    if slack is None:
+        return {}
+    return {"priority": np.isnan(slack), "deadline": workload.submit_time + slack}
 
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -176,6 +190,7 @@ def simulate(
             header=workload.header,
             source=workload.source,
             skipped=workload.skipped,
+            attributes=workload.attributes,
         )
     if not (
         isinstance(load_factor, (int, float)) and load_factor > 0 and math.isfinite(load_factor)
@@ -214,6 +229,7 @@ def simulate(
         kill_on_overrun=kill_on_overrun,
         observers=observers,
         progress=progress,
+        attributes={k: v.tolist() for k, v in workload.attributes.items()},
     )
     raw = sim.run()
     if checker is not None:

@@ -7,8 +7,8 @@ else. Policies read the view; only the engine writes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
 from schedlab.engine.decisions import Decision
@@ -34,6 +34,8 @@ class ClusterView:
     # Work done before the current segment (seconds of run time), for preemptive policies.
     executed_time: list[float] | None = None
     kill_on_overrun: bool = True
+    # Per-job attributes beyond SWF (``Workload.ATTRIBUTES``), e.g. ``deadline_time``.
+    attributes: Mapping[str, Sequence[float]] = field(default_factory=dict)
 
     @property
     def jobs(self) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import Any, Protocol
@@ -85,6 +85,7 @@ class Simulator:
         kill_on_overrun: bool = True,
         observers: Iterable[StepObserver] = (),
         progress: Callable[[int, int], None] | None = None,
+        attributes: Mapping[str, Sequence[float]] | None = None,
     ) -> None:
         n = len(submit_at)
         self.n = n
@@ -127,6 +128,7 @@ class Simulator:
             segment_start_at=self.segment_start_at,
             executed_time=self.executed_time,
             kill_on_overrun=kill_on_overrun,
+            attributes={k: _as_list(v, float) for k, v in (attributes or {}).items()},
         )
         self._heap: list[tuple[float, int, int]] = []
         self._wakes: list[float] = []

@@ -24,7 +24,7 @@ def _validity(present: np.ndarray) -> Any:
 
 
 def numpy_array(values: np.ndarray) -> Any:
-    """A numpy column (float, int, bool) as an Arrow array, NaN kept as NaN."""
+    """A numpy column (float, int, bool, str) as an Arrow array, NaN kept as NaN."""
     import pyarrow as pa
 
     values = np.ascontiguousarray(values)
@@ -38,6 +38,8 @@ def numpy_array(values: np.ndarray) -> Any:
     if values.dtype.kind in "iu":
         values = values.astype(np.int64, copy=False)
         return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(values)])
+    if values.dtype.kind in "OU":  # labels, e.g. DBF's job classes
+        return python_array([None if v is None else str(v) for v in values.tolist()])
     raise TypeError(f"no Arrow conversion for numpy dtype {values.dtype}")
 
 

@@ -38,6 +38,12 @@ SWF_FIELDS: tuple[str, ...] = (
 N_FIELDS = len(SWF_FIELDS)
 F = {name: i for i, name in enumerate(SWF_FIELDS)}
 
+# Per-job attributes beyond the 18 SWF fields (SPEC 1), by name -> numpy dtype.
+# ``deadline_time``: seconds from submission by which a non-priority job must end (DBF,
+# paper 000); NaN for priority jobs. Relative on purpose: load scaling moves submissions and
+# a deadline rule such as "submit + max(24 h, 2 x run)" must move with them.
+ATTRIBUTES: dict[str, type] = {"deadline_time": np.float64}
+
 # Reasons a job of a trace is not simulated; counted, never dropped silently (SPEC 2).
 SKIP_REASONS: tuple[str, ...] = ("nonpositive_run_time", "nonpositive_procs", "wider_than_machine")
 
@@ -61,6 +67,9 @@ class Workload:
     `fields` is an (n, 18) float64 array of raw SWF values; `max_procs` the machine size P;
     `header` the SWF header lines (without the leading ';'); `skipped` counts the jobs of
     the source that were not kept, by reason; `source` names where the jobs came from.
+    `attributes` holds per-job values SWF has no field for (SPEC 1: priority, deadline, ...),
+    one array of n values per name, kept aligned with the rows by every transform; see
+    `ATTRIBUTES` for the names the library understands.
     """
 
     fields: np.ndarray
@@ -69,10 +78,17 @@ class Workload:
     source: str = "<memory>"
     skipped: dict[str, int] = field(default_factory=dict)
     reordered: int = 0
+    attributes: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.fields = np.ascontiguousarray(self.fields, dtype=np.float64).reshape(-1, N_FIELDS)
         self.max_procs = int(self.max_procs)
+        n = self.fields.shape[0]
+        for name, values in self.attributes.items():
+            if name not in ATTRIBUTES:
+                raise ValueError(f"unknown job attribute {name!r}; known: {sorted(ATTRIBUTES)}")
+            if len(values) != n:
+                raise ValueError(f"job attribute {name!r} has {len(values)} values for {n} jobs")
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -84,10 +100,12 @@ class Workload:
         header: list[str] | None = None,
         source: str = "<memory>",
         skipped: Mapping[str, int] | None = None,
+        attributes: Mapping[str, np.ndarray] | None = None,
     ) -> Workload:
         """Apply SPEC section 2 to raw SWF rows: skip unrunnable jobs, sort by submit time.
 
-        Machine size: `max_procs` if given, else the widest runnable job.
+        Machine size: `max_procs` if given, else the widest runnable job. ``attributes``
+        (one value per row) follow their rows.
         """
         fields = np.asarray(fields, dtype=np.float64).reshape(-1, N_FIELDS)
         counts = {reason: 0 for reason in SKIP_REASONS}
@@ -107,10 +125,13 @@ class Workload:
         counts["wider_than_machine"] += int(too_wide.sum())
         keep &= ~too_wide
         kept = fields[keep]
+        attrs = {k: np.asarray(v)[keep] for k, v in (attributes or {}).items()}
         submit = kept[:, F["submit_time"]]
         reordered = int(np.count_nonzero(np.diff(submit) < 0)) if len(submit) > 1 else 0
         if reordered:
-            kept = kept[np.argsort(submit, kind="stable")]
+            order = np.argsort(submit, kind="stable")
+            kept = kept[order]
+            attrs = {k: v[order] for k, v in attrs.items()}
         return cls(
             fields=kept,
             max_procs=max_procs,
@@ -118,6 +139,7 @@ class Workload:
             source=source,
             skipped=counts,
             reordered=reordered,
+            attributes=attrs,
         )
 
     @classmethod
@@ -153,16 +175,32 @@ class Workload:
         return cls.from_fields(fields, max_procs=max_procs, header=header, source=source)
 
     def with_fields(self, fields: np.ndarray, **changes: object) -> Workload:
-        """A copy of this workload with other rows (same machine, header and source)."""
+        """A copy of this workload with the same jobs, their values in ``fields`` changed.
+
+        Same machine, header, source and job attributes; ``changes`` overrides any of them.
+        Use `take` to keep a subset of the jobs.
+        """
         attrs: dict[str, object] = {
             "max_procs": self.max_procs,
             "header": list(self.header),
             "source": self.source,
             "skipped": dict(self.skipped),
             "reordered": self.reordered,
+            "attributes": {k: v.copy() for k, v in self.attributes.items()},
         }
         attrs.update(changes)
         return Workload(fields=fields, **attrs)  # type: ignore[arg-type]
+
+    def take(self, rows: np.ndarray | slice, **changes: object) -> Workload:
+        """A copy holding only ``rows`` (a boolean mask, indices or a slice), attributes too."""
+        attributes = {k: np.array(v[rows]) for k, v in self.attributes.items()}
+        return self.with_fields(np.array(self.fields[rows]), attributes=attributes, **changes)
+
+    def with_attribute(self, name: str, values: np.ndarray) -> Workload:
+        """A copy with job attribute ``name`` set (one value per job, see `ATTRIBUTES`)."""
+        attributes = {k: v.copy() for k, v in self.attributes.items()}
+        attributes[name] = np.asarray(values, dtype=ATTRIBUTES.get(name, np.float64)).copy()
+        return self.with_fields(self.fields.copy(), attributes=attributes)
 
     # -- columns ------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -19,6 +19,7 @@ __all__ = [
     "scale_load",
     "clean_by_status",
     "first_jobs",
+    "job_range",
     "time_window",
     "raise_requested_to_run",
 ]
@@ -67,7 +68,7 @@ def clean_by_status(workload: Workload, drop: Iterable[int] = (0, 5)) -> Workloa
         key = f"status_{code}"
         skipped[key] = skipped.get(key, 0) + int(hit.sum())
         remove |= hit
-    return workload.with_fields(workload.fields[~remove], skipped=skipped)
+    return workload.take(~remove, skipped=skipped)
 
 
 def first_jobs(workload: Workload, n: int) -> Workload:
@@ -77,7 +78,20 @@ def first_jobs(workload: Workload, n: int) -> Workload:
     """
     if not _is_int(n) or n < 0:
         raise ConfigError("n", n, "an integer >= 0")
-    return workload.with_fields(workload.fields[: int(n)].copy())
+    return workload.take(slice(0, int(n)))
+
+
+def job_range(workload: Workload, start: int, end: int) -> Workload:
+    """Jobs at positions [`start`, `end`) in submit order (0-based): one batch of a trace.
+
+    The PPS paper's batch means run consecutive batches of 5000 jobs as separate workloads;
+    batch k is ``job_range(w, 5000 * k, 5000 * (k + 1))``. Times are unchanged.
+    """
+    if not _is_int(start) or start < 0:
+        raise ConfigError("start", start, "an integer >= 0 (a job position)")
+    if not _is_int(end) or end <= start:
+        raise ConfigError("end", end, f"an integer > start ({start!r})")
+    return workload.take(slice(int(start), int(end)))
 
 
 def time_window(workload: Workload, start: float, end: float) -> Workload:
@@ -91,7 +105,7 @@ def time_window(workload: Workload, start: float, end: float) -> Workload:
         raise ConfigError("end", end, f"a number of seconds > start ({start!r})")
     submit = workload.fields[:, F["submit_time"]]
     inside = (submit >= float(start)) & (submit < float(end))
-    return workload.with_fields(workload.fields[inside])
+    return workload.take(inside)
 
 
 def raise_requested_to_run(workload: Workload) -> Workload:

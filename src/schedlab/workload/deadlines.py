@@ -1,0 +1,163 @@
+"""Non-priority jobs and their deadlines (paper 000, SPEC section 4 "DBF").
+
+A non-priority job accepts to end late, but no later than its deadline. These transforms
+set the ``deadline_time`` attribute of a workload (seconds from submission, NaN for priority
+jobs): by a rule, for a chosen subset of the jobs, or from a table of absolute deadlines.
+
+The rules of paper 000's experiment, deadline = submit + slack:
+
+* ``"a"``: slack = max(24 h, 2 x run time)
+* ``"b"``: slack = max(72 h, 2 x run time)  (SPEC 4; the issue's shorthand says "72 h")
+* a number: slack = that many seconds for every marked job.
+
+"run time" is the job's actual run time (SWF field 4), as the paper states it ("2 fois son
+temps d'execution"). A job whose requested time exceeds its slack can never be planned
+inside its deadline: DBF then treats it as priority from its submission, as the paper does
+when a deadline cannot be met.
+
+Which jobs: ``every=k`` marks the k-th, 2k-th, ... job in submit order (paper 000: "one job
+in three", ``every=3``); ``fraction=x`` marks each job independently with probability x,
+drawn from ``seed``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from schedlab.errors import ConfigError, WorkloadError
+from schedlab.workload.job import Workload
+
+__all__ = ["DEADLINE_RULES", "mark_non_priority", "deadlines_from_table", "deadline_slack"]
+
+HOUR = 3600.0
+# rule name -> minimum slack (s); the slack is max(minimum, 2 x run time)
+DEADLINE_RULES: dict[str, float] = {"a": 24 * HOUR, "b": 72 * HOUR}
+
+
+def deadline_slack(run_time: np.ndarray, rule: str | float) -> np.ndarray:
+    """Seconds from submission to the deadline for jobs of these run times, by ``rule``."""
+    if isinstance(rule, str):
+        if rule not in DEADLINE_RULES:
+            raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
+        return np.maximum(DEADLINE_RULES[rule], 2.0 * np.asarray(run_time, dtype=np.float64))
+    if isinstance(rule, bool) or not isinstance(rule, (int, float)) or not rule > 0:
+        raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
+    if not math.isfinite(rule):
+        raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
+    return np.full(len(run_time), float(rule))
+
+
+def mark_non_priority(
+    workload: Workload,
+    *,
+    every: int | None = None,
+    fraction: float | None = None,
+    seed: int | np.random.Generator | None = None,
+    deadline: str | float = "a",
+) -> Workload:
+    """Mark some jobs non-priority and give them a deadline by ``deadline`` (rule a, b, or s).
+
+    Exactly one of ``every`` (the k-th, 2k-th, ... job in submit order) and ``fraction``
+    (each job with that probability, from ``seed``) chooses the jobs. Jobs not chosen stay
+    priority (NaN). Jobs that already had a deadline keep it unless chosen again.
+    """
+    n = len(workload)
+    if (every is None) == (fraction is None):
+        raise ConfigError(
+            "non_priority",
+            {"every": every, "fraction": fraction},
+            "exactly one of every=k or fraction=x",
+        )
+    if every is not None:
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ConfigError("every", every, "an integer >= 1 (one job in every k)")
+        chosen = (np.arange(n) % int(every)) == int(every) - 1
+    else:
+        ok = isinstance(fraction, (int, float)) and not isinstance(fraction, bool)
+        if not ok or not 0.0 <= float(fraction) <= 1.0:  # type: ignore[arg-type]
+            raise ConfigError("fraction", fraction, "a number in [0, 1]")
+        if seed is None:
+            raise ConfigError("seed", seed, "an integer (fraction= draws the jobs at random)")
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        chosen = rng.random(n) < float(fraction)  # type: ignore[arg-type]
+    slack = deadline_slack(workload.run_time, deadline)
+    current = workload.attributes.get("deadline_time")
+    values = np.full(n, np.nan) if current is None else current.copy()
+    values[chosen] = slack[chosen]
+    return workload.with_attribute("deadline_time", values)
+
+
+def deadlines_from_table(
+    workload: Workload, path: str | Path, *, column: str = "deadline"
+) -> Workload:
+    """Deadlines read from a CSV or Parquet table with columns ``job_id`` and ``column``.
+
+    ``column`` holds absolute deadlines in the trace's time origin (seconds, as SWF submit
+    times); empty or NaN means priority. Jobs absent from the table stay priority. A deadline
+    before the job's submission, an unknown job id or a repeated one is an error naming the
+    file, the line and the field.
+    """
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise WorkloadError(str(p), "no such deadline table (a .csv or .parquet file)")
+    if p.suffix.lower() == ".csv":
+        table = pd.read_csv(p)
+        first_line = 2  # line 1 is the header
+    elif p.suffix.lower() in (".parquet", ".pq"):
+        table = pd.read_parquet(p)
+        first_line = 1
+    else:
+        raise WorkloadError(str(p), "a deadline table is a .csv or .parquet file")
+    for name in ("job_id", column):
+        if name not in table.columns:
+            raise WorkloadError(str(p), f"missing column {name!r} (has {list(table.columns)})")
+    ids = workload.job_id
+    position = {int(j): i for i, j in enumerate(ids)}
+    values = np.full(len(workload), np.nan)
+    seen: set[int] = set()
+    submit = workload.submit_time
+    for row, (job, due) in enumerate(zip(table["job_id"], table[column])):
+        line = row + first_line
+        try:
+            job_id = int(job)
+        except (TypeError, ValueError):
+            raise WorkloadError(
+                str(p), "not a job id", line=line, field="job_id", value=str(job)
+            ) from None
+        if job_id in seen:
+            raise WorkloadError(
+                str(p), "job listed twice", line=line, field="job_id", value=str(job_id)
+            )
+        seen.add(job_id)
+        if job_id not in position:
+            raise WorkloadError(
+                str(p),
+                f"no such job in {workload.source}",
+                line=line,
+                field="job_id",
+                value=str(job_id),
+            )
+        try:
+            due_at = float(due)
+        except (TypeError, ValueError):
+            raise WorkloadError(
+                str(p), "not a number of seconds", line=line, field=column, value=str(due)
+            ) from None
+        if math.isnan(due_at):
+            continue
+        i = position[job_id]
+        if not due_at >= submit[i]:
+            raise WorkloadError(
+                str(p),
+                f"deadline before the job's submission ({submit[i]:g})",
+                line=line,
+                field=column,
+                value=str(due),
+            )
+        values[i] = due_at - submit[i]
+    return workload.with_attribute("deadline_time", values)
