@@ -387,7 +387,7 @@ ERROR_CASES = [
         W + '[[policies]]\nname = "lifo"\n',
         "policies[0].name",
         "lifo",
-        "conservative, easy, fcfs",
+        "conservative, dbf, easy, fcfs",
     ),
     (W + "[[policies]]\nlabel = 'x'\n", "policies[0].name", None, "easy"),
     (

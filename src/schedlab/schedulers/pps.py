@@ -1,0 +1,206 @@
+"""Priority-based preemptive scheduling, PPS (Zhang & Pan, paper 002; SPEC section 4).
+
+A job's priority is its submission order: the job index in the submit-ordered workload
+(submit time, then position in the trace), a lower index being a higher priority, so jobs
+submitted at the same instant are ranked by trace order. At every pass (the engine calls
+``schedule`` once per instant, after that instant's completions and submissions) the waiting
+queue - waiting and suspended jobs - is scanned by priority:
+
+* a job starts (or resumes) if the free processors suffice;
+* otherwise, if the free processors plus its *preemptible resources* suffice, running jobs
+  are suspended from the lowest priority upward until it fits, go back into the queue at
+  their priority, and it starts. The preemptible resources of job j are the processors held
+  by running jobs of lower priority than j (index > j), as in paper 002 section 3;
+* the scan then goes on, so a job suspended here is reconsidered when the scan reaches it.
+
+No run-time estimate is used. Times are seconds, sizes processors. Choices SPEC and the
+paper leave open:
+
+* ``preemption="suspend"`` (the paper) keeps the work done: a resumed job runs its remaining
+  run time. ``"requeue"`` loses it: the job restarts from scratch (``Suspend(keep_progress=
+  False)``; the engine records the lost attempt as ``wasted_time``).
+* A job suspended in a pass and reached again by the same pass's scan with room to run is
+  simply left running: it never stops, counts no preemption and, in requeue mode, keeps its
+  progress. The paper's loop would freeze and thaw it at the same instant. With this rule
+  a pass ends in the *priority-greedy fill*: a job runs iff it fits beside the running jobs
+  of higher priority (free + preemptible(j) = P - processors of running jobs before j), so
+  what a pass decides follows from the states before and after it, whatever victims the
+  loop picked on the way.
+* kill_on_overrun is the engine's: a job is killed once its executed time reaches its
+  requested time (work done before a suspension counts; a requeue restarts the budget).
+  A job killed that way ends like a completion, and the pass that follows may resume others.
+
+Why it is fast (no per-pass scan of the queue):
+
+* After every pass each waiting job j has ``procs[j] > free + preemptible(j)``, and later
+  decisions of the same pass keep that sum unchanged for j (they only start or suspend jobs
+  of lower priority, moving processors between "free" and "preemptible"). A completion of
+  job c raises the sum only for j > c; a submission adds a job. So a pass only needs to
+  look from the lowest index an event touched (``_lo``) onwards, and a pass with no event
+  that could let anyone start costs nothing.
+* Moreover every waiting job before the scan position k then has ``procs > free +
+  preemptible(k)``: the next job that can possibly start is the lowest-index waiting job
+  whose size is at most ``free + preemptible(k)``. Waiting jobs are kept in one heap per
+  size, with the sorted sizes and the heap heads side by side, so that job is
+  ``min(heads[:bisect_right(sizes, bound)])``. Each candidate that fails strictly lowers
+  the bound; the scan stops when no size fits it (in particular when it is 0).
+* Running jobs are a list sorted by index; the preemptible processors are summed once per
+  pass (over the shorter side of ``_lo``) and then only decrease as the scan moves on.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from heapq import heappop, heappush
+from typing import ClassVar
+
+from schedlab.engine.decisions import Decision, Start, Suspend
+from schedlab.engine.protocol import ClusterView
+from schedlab.errors import ConfigError
+from schedlab.schedulers.registry import register_policy
+
+PREEMPTION_MODES = ("suspend", "requeue")
+_NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
+
+
+@dataclass(frozen=True)
+class PpsParams:
+    """``preemption``: what suspending a running job does to its work.
+
+    "suspend" (paper 002, SPEC 4): suspend/resume, the work done is kept. "requeue": the job
+    is stopped and later restarted from scratch (no checkpoint).
+    """
+
+    preemption: str = "suspend"
+
+    def __post_init__(self) -> None:
+        if self.preemption not in PREEMPTION_MODES:
+            raise ConfigError("pps preemption", self.preemption, PREEMPTION_MODES)
+
+
+@register_policy
+class PriorityPreemptive:
+    """PPS: submission-order priority, preempting lower-priority jobs to start a job."""
+
+    name: ClassVar[str] = "pps"
+    Params: ClassVar[type] = PpsParams
+
+    def __init__(self, params: PpsParams | None = None) -> None:
+        self.params = params or PpsParams()
+        self._keep_progress = self.params.preemption == "suspend"
+
+    def setup(self, view: ClusterView) -> None:
+        self._procs = view.procs
+        self._total = view.total_procs
+        self._none = view.jobs  # "_lo" when no event since the last pass can start a job
+        self._lo = self._none
+        self._running: list[int] = []  # running jobs, ascending index
+        self._buckets: dict[int, list[int]] = {}  # size -> heap of waiting job indices
+        self._sizes: list[int] = []  # sorted keys of _buckets
+        self._heads: list[int] = []  # _heads[i] = lowest waiting index of size _sizes[i]
+
+    # -- events ---------------------------------------------------------------------
+    def on_submit(self, job: int) -> None:
+        # a new job has the highest index so far: appending keeps its size's heap valid
+        p = self._procs[job]
+        bucket = self._buckets.get(p)
+        if bucket is None:
+            self._add_size(p, job)
+        else:
+            bucket.append(job)
+        if job < self._lo:
+            self._lo = job
+
+    def on_finish(self, job: int) -> None:
+        running = self._running
+        del running[bisect_left(running, job)]
+        # free + preemptible(j) grew only for the jobs after it
+        if job < self._lo:
+            self._lo = job + 1
+
+    # -- waiting-queue helpers ----------------------------------------------------------
+    def _add_size(self, p: int, job: int) -> None:
+        self._buckets[p] = [job]
+        i = bisect_left(self._sizes, p)
+        self._sizes.insert(i, p)
+        self._heads.insert(i, job)
+
+    def _push(self, job: int) -> None:
+        p = self._procs[job]
+        bucket = self._buckets.get(p)
+        if bucket is None:
+            self._add_size(p, job)
+        else:
+            heappush(bucket, job)
+            if bucket[0] == job:
+                self._heads[bisect_left(self._sizes, p)] = job
+
+    def _pop(self, p: int) -> None:
+        """Remove the lowest-index waiting job of size ``p``."""
+        bucket = self._buckets[p]
+        heappop(bucket)
+        i = bisect_left(self._sizes, p)
+        if bucket:
+            self._heads[i] = bucket[0]
+        else:
+            del self._buckets[p]
+            del self._sizes[i]
+            del self._heads[i]
+
+    # -- the pass -----------------------------------------------------------------------
+    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+        lo = self._lo
+        if lo >= self._none or not self._sizes:
+            self._lo = self._none
+            return _NOTHING
+        self._lo = self._none
+        procs = self._procs
+        running = self._running
+        sizes = self._sizes
+        heads = self._heads
+        free = view.free_procs
+        # preemptible = processors of running jobs with index >= scan position (here lo)
+        r = bisect_left(running, lo)
+        if len(running) - r <= r:
+            preemptible = sum(map(procs.__getitem__, running[r:]))
+        else:
+            preemptible = self._total - free - sum(map(procs.__getitem__, running[:r]))
+        starts: list[Decision] = []
+        suspended: dict[int, None] = {}  # suspended by this pass, in order
+        while True:
+            bound = free + preemptible
+            m = bisect_right(sizes, bound)
+            if m == 0:
+                break  # no waiting job is narrow enough (always so when bound is 0)
+            j = heads[0] if m == 1 else min(heads[:m])
+            # move the scan position to j: jobs before it are no longer preemptible
+            r2 = bisect_left(running, j, r)
+            if r2 != r:
+                preemptible -= sum(map(procs.__getitem__, running[r:r2]))
+                r = r2
+            p = procs[j]
+            if p > free:
+                if p > free + preemptible:
+                    continue  # j waits; the bound just fell below p
+                while free < p:  # suspend from the lowest priority upward
+                    v = running.pop()
+                    pv = procs[v]
+                    free += pv
+                    preemptible -= pv
+                    suspended[v] = None
+                    self._push(v)
+            free -= p
+            self._pop(p)
+            running.insert(r, j)
+            r += 1
+            if j in suspended:
+                del suspended[j]  # suspended and resumed by this pass: it never stops
+            else:
+                starts.append(Start(j))
+        if not suspended:
+            return starts
+        keep = self._keep_progress
+        out: list[Decision] = [Suspend(v, keep) for v in suspended]
+        out.extend(starts)  # after every Suspend: the engine sees the processors freed
+        return out
