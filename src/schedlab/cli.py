@@ -35,7 +35,7 @@ WorkloadArg = Annotated[
     ),
 ]
 
-BY_COLUMNS = ("user", "group", "queue")
+BY_COLUMNS = ("user", "group", "queue", "priority")
 
 _SUMMARY_LABELS = {
     "jobs": ("jobs", "{:,}"),
@@ -74,6 +74,50 @@ def _parse_params(items: list[str]) -> dict[str, Any]:
             raise ConfigError("--param", item, "KEY=VALUE")
         params[key] = parse_scalar(value)
     return params
+
+
+def _parse_items(option: str, text: str) -> dict[str, Any]:
+    """``"every=3,deadline=a"`` -> ``{"every": 3, "deadline": "a"}`` (for ``option``)."""
+    from schedlab.workload.load import parse_scalar
+
+    items: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(option, item, "KEY=VALUE[,KEY=VALUE...]")
+        items[key.strip()] = parse_scalar(value.strip())
+    return items
+
+
+def _job_attributes(
+    wl: Any, estimates: str | None, non_priority: str | None, deadlines: Path | None
+) -> Any:
+    """Apply --estimates, --non-priority and --deadlines, in that order."""
+    if estimates is not None:
+        from schedlab.workload.models.tsafrir import add_estimates
+
+        params = _parse_items("--estimates", estimates)
+        try:
+            wl = add_estimates(wl, **{"seed": 0, **params})
+        except TypeError as exc:
+            raise ConfigError("--estimates", estimates, f"the model's parameters ({exc})") from None
+    if non_priority is not None:
+        from schedlab.workload.deadlines import mark_non_priority
+
+        params = _parse_items("--non-priority", non_priority)
+        try:
+            wl = mark_non_priority(wl, **params)
+        except TypeError as exc:
+            raise ConfigError(
+                "--non-priority",
+                non_priority,
+                "every=K or fraction=X,seed=S, and deadline=a|b|SECONDS",
+            ) from exc
+    if deadlines is not None:
+        from schedlab.workload.deadlines import deadlines_from_table
+
+        wl = deadlines_from_table(wl, deadlines)
+    return wl
 
 
 def _progress_callback(enabled: bool, total: int) -> Any:
@@ -122,12 +166,29 @@ def run(
         typer.Option(help="Write queue length and busy processors over time (.csv or .parquet)."),
     ] = None,
     by: Annotated[
-        str | None, typer.Option(help="Also show metrics per class: user, group or queue.")
+        str | None,
+        typer.Option(help="Also show metrics per class: user, group, queue or priority."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
     check: Annotated[bool, typer.Option(help="Check the invariants while simulating.")] = False,
+    estimates: Annotated[
+        str | None,
+        typer.Option(help="Add Tsafrir-model estimates where missing: seed=S[,KEY=VALUE...]."),
+    ] = None,
+    non_priority: Annotated[
+        str | None,
+        typer.Option(
+            help="Mark non-priority jobs with deadlines (for dbf): every=3,deadline=a "
+            "or fraction=0.3,seed=1,deadline=b (a: max(24h, 2 x run), b: max(72h, 2 x run), "
+            "or seconds)."
+        ),
+    ] = None,
+    deadlines: Annotated[
+        Path | None,
+        typer.Option(help="Absolute deadlines by job id from a CSV/Parquet (job_id,deadline)."),
+    ] = None,
 ) -> None:
     """Replay WORKLOAD through one policy and report the metrics."""
     import time
@@ -147,6 +208,9 @@ def run(
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
     wl = load_workload(workload, max_procs=procs)
+    wl = _job_attributes(wl, estimates, non_priority, deadlines)
+    if by == "priority" and "deadline_time" not in wl.attributes:
+        raise ConfigError("--by", by, "priority only with --non-priority or --deadlines")
     bar, update = _progress_callback(not as_json, len(wl))
     if bar is not None:
         bar.start()
@@ -292,6 +356,42 @@ def demo(
     )
 
 
+class _RunsBar:
+    """A progress bar of sweep runs on stderr (or nothing when disabled)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._bar: Any = None
+        self._task: Any = None
+
+    def show(self, progress: Any) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(
+                TextColumn("runs"),
+                BarColumn(),
+                TextColumn("{task.fields[state]}"),
+                TimeRemainingColumn(),
+                console=err,
+            )
+            self._task = self._bar.add_task("runs", total=progress.total, state="")
+        if not self._bar.live.is_started and (progress.done or progress.failed):
+            self._bar.start()  # only now: the worker processes are forked before any thread
+        self._bar.update(
+            self._task,
+            completed=progress.skipped + progress.done + progress.failed,
+            state=f"{progress.done} done, {progress.failed} failed, "
+            f"{progress.remaining} to go ({progress.skipped} already there)",
+        )
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
 @app.command()
 def sweep(
     file: Annotated[Path, typer.Argument(help="A sweep file (TOML), see examples/sweep.toml.")],
@@ -309,7 +409,7 @@ def sweep(
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
     """Run every configuration of a sweep file; finished runs are skipped on a re-run."""
-    from schedlab.experiments.runner import SweepProgress, run_sweep
+    from schedlab.experiments.runner import run_sweep
     from schedlab.experiments.store import ResultStore
     from schedlab.experiments.sweep import load_sweep
 
@@ -335,31 +435,7 @@ def sweep(
     if target is None:
         raise ConfigError("--out", None, "a results folder (or `out = ...` in the sweep file)")
     store = ResultStore(target)
-    bar = None
-    task = None
-    if not as_json and sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        bar = Progress(
-            TextColumn("runs"),
-            BarColumn(),
-            TextColumn("{task.fields[state]}"),
-            TimeRemainingColumn(),
-            console=err,
-        )
-        task = bar.add_task("runs", total=len(spec.runs), state="")
-
-    def show(progress: SweepProgress) -> None:
-        if bar is not None and task is not None:
-            if not bar.live.is_started and (progress.done or progress.failed):
-                bar.start()  # only now: the worker processes are forked before any thread
-            bar.update(
-                task,
-                completed=progress.skipped + progress.done + progress.failed,
-                state=f"{progress.done} done, {progress.failed} failed, "
-                f"{progress.remaining} to go ({progress.skipped} already there)",
-            )
-
+    bar = _RunsBar(enabled=not as_json and sys.stderr.isatty())
     with store:
         try:
             result = run_sweep(
@@ -370,11 +446,10 @@ def sweep(
                 executor="dask" if dask else "local",
                 workers=workers,
                 dask_address=dask,
-                on_change=show,
+                on_change=bar.show,
             )
         finally:
-            if bar is not None:
-                bar.stop()
+            bar.stop()
     failures = [{"run_id": f.run_id, "error": f.error} for f in result.failures]
     if as_json:
         print(
@@ -488,6 +563,61 @@ def report(
     err.print(f"wrote {path}")
 
 
+@app.command()
+def reproduce(
+    paper: Annotated[str, typer.Argument(help="Which paper: dbf (paper 000) or pps (paper 002).")],
+    quick: Annotated[
+        bool, typer.Option(help="A reduced version (first 20k jobs, fewer loads): minutes.")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Results folder (default: reproduce-PAPER[-quick])."),
+    ] = None,
+    traces: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the PWA traces (default: $SCHEDLAB_TRACES, ../shared/workloads)."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Local worker processes (default: all cores).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+) -> None:
+    """Run a paper's experiments and print its tables next to the published ones."""
+    from schedlab.experiments.reproduce import REPRODUCTIONS, reproduction
+    from schedlab.experiments.reproduce.common import find_traces
+
+    if paper not in REPRODUCTIONS:
+        raise ConfigError("paper", paper, sorted(REPRODUCTIONS))
+    folder = find_traces(traces)
+    target = out_dir or Path(f"reproduce-{paper}{'-quick' if quick else ''}")
+    bar = _RunsBar(enabled=not as_json and sys.stderr.isatty())
+    try:
+        result = reproduction(paper)(
+            folder, target, quick=quick, workers=workers, on_change=bar.show
+        )
+    finally:
+        bar.stop()
+    if as_json:
+        print(json.dumps({**result.to_json(), "out": str(target)}))
+        return
+    if not sys.stdout.isatty():  # plain Markdown for files and pipes: no truncated cells
+        print(result.markdown(), end="")
+        print(f"wrote {', '.join(str(p) for p in result.files)}")
+        return
+    for title, header, rows in result.tables:
+        table = Table(title=title)
+        for col in header:
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*row)
+        out.print(table)
+    for note in result.notes:
+        out.print(f"note: {note}", highlight=False)
+    out.print(f"wrote {', '.join(str(p) for p in result.files)}", highlight=False)
+
+
 @workload_app.command("info")
 def workload_info(
     workload: WorkloadArg,
@@ -559,8 +689,12 @@ def workload_convert(
     end: Annotated[
         float | None, typer.Option(help="Keep jobs submitted before this time (s).")
     ] = None,
+    estimates: Annotated[
+        str | None,
+        typer.Option(help="Add Tsafrir-model estimates (field 9) where missing: seed=S,..."),
+    ] = None,
 ) -> None:
-    """Transform a workload (clean, cut, rescale) and write it as SWF."""
+    """Transform a workload (clean, cut, rescale, add estimates) and write it as SWF."""
     from schedlab.workload import transforms
     from schedlab.workload.load import load_workload
     from schedlab.workload.swf import write_swf
@@ -580,6 +714,7 @@ def workload_convert(
         wl = transforms.first_jobs(wl, first)
     if load_factor != 1.0:
         wl = transforms.scale_load(wl, load_factor)
+    wl = _job_attributes(wl, estimates, None, None)
     write_swf(wl, output)
     err.print(f"wrote {len(wl):,} jobs to {output}")
 

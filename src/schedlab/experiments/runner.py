@@ -34,10 +34,18 @@ def _read_trace(path: str, procs: int | None) -> Any:
     return read_swf(path, max_procs=procs)
 
 
+@lru_cache(maxsize=2)
+def _generate(name: str, params: tuple[tuple[str, Any], ...]) -> Any:
+    """Model workloads too are generated once per worker (batches of one big workload)."""
+    from schedlab.workload.load import MODELS
+
+    return MODELS[name][0](**dict(params))
+
+
 def build_workload(run: RunConfig, base_dir: str | None) -> Any:
     """The workload of a run: model (seeded) or trace, then its transforms in order."""
     from schedlab.experiments.sweep import apply_transforms, resolve_workload
-    from schedlab.workload.load import MODELS, is_model_spec, parse_model_spec
+    from schedlab.workload.load import is_model_spec, parse_model_spec
 
     source = resolve_workload(run.workload, base_dir or ".")
     if is_model_spec(source):
@@ -46,7 +54,7 @@ def build_workload(run: RunConfig, base_dir: str | None) -> Any:
             params["seed"] = run.seed  # the run's seed seeds the model
         if run.procs is not None:
             params["procs"] = run.procs
-        workload = MODELS[name][0](**params)
+        workload = _generate(name, tuple(sorted(params.items())))
     else:
         workload = _read_trace(source, run.procs)
     return apply_transforms(workload, run.transforms)

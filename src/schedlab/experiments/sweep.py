@@ -41,8 +41,15 @@ Decisions a user can rely on:
   order whatever the file's order: ``drop_status = [0, 5]`` ->
   ``("clean_by_status", {"drop": [0, 5]})`` (sorted, deduplicated); ``window = [start,
   end]`` (seconds) -> ``("time_window", {"start": s, "end": e})``; ``first = N`` ->
-  ``("first_jobs", {"n": N})``. The names are those of `schedlab.workload.transforms`;
-  `apply_transforms` applies them. They act before the load factor.
+  ``("first_jobs", {"n": N})``; ``estimates = {seed = 1, ...}`` (Tsafrir model
+  parameters) -> ``("add_estimates", {...})``; ``non_priority = {every = 3, deadline = "a"}``
+  (or ``fraction`` and ``seed``; deadline ``"a"``, ``"b"`` or seconds) ->
+  ``("mark_non_priority", {...})``; ``deadlines = "table.csv"`` (absolute deadlines by
+  job id; stored as an absolute path) -> ``("deadlines_from_table", {"path": ...})``;
+  ``jobs = [start, end]`` (positions, 0-based, end excluded: one batch of the jobs the
+  previous transforms left) -> ``("job_range", {...})``. The
+  names are those of `TRANSFORMS`; `apply_transforms` applies them. They act before the
+  load factor.
 * **Policy parameters** are checked by type and by the policy's own ``Params`` class, and
   stored *complete* (defaults filled in): a run id changes exactly when the effective
   configuration does, and ``easy`` and ``easy`` with ``backfill_order = "fcfs"`` are one run.
@@ -71,12 +78,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig
 from schedlab.schedulers.registry import available_policies, make_params, policy_class
+from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
 from schedlab.workload.job import Workload
 from schedlab.workload.load import MODELS, load_workload, parse_model_spec
-from schedlab.workload.transforms import clean_by_status, first_jobs, time_window
+from schedlab.workload.transforms import clean_by_status, first_jobs, job_range, time_window
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -97,15 +107,39 @@ __all__ = [
 ]
 
 TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid")
-WORKLOAD_KEYS = ("path", "model", "label", "procs", "drop_status", "window", "first")
+WORKLOAD_KEYS = (
+    "path",
+    "model",
+    "label",
+    "procs",
+    "drop_status",
+    "window",
+    "first",
+    "jobs",
+    "estimates",
+    "non_priority",
+    "deadlines",
+)
 GRID_KEYS = ("load_factor", "seed", "kill_on_overrun", "procs")
 POLICY_RESERVED_KEYS = ("name", "label")
+
+
+def _add_estimates(workload: Workload, **params: Any) -> Workload:
+    """The Tsafrir-Etsion-Feitelson estimate model (imported only when used)."""
+    from schedlab.workload.models.tsafrir import add_estimates
+
+    return add_estimates(workload, **params)
+
 
 # Transform names stored in RunConfig.transforms -> the functions that apply them.
 TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "clean_by_status": clean_by_status,
     "time_window": time_window,
     "first_jobs": first_jobs,
+    "job_range": job_range,
+    "add_estimates": _add_estimates,
+    "mark_non_priority": mark_non_priority,
+    "deadlines_from_table": deadlines_from_table,
 }
 
 _TRACE_ALLOWED = "an existing .swf/.swf.gz file (relative paths: from the sweep file's folder)"
@@ -326,7 +360,7 @@ def _parse_workload(
             raise ConfigError(
                 f"{where}.procs", procs, "not set when grid.procs is set (one or the other)"
             )
-    transforms = _parse_transforms(entry, where)
+    transforms = _parse_transforms(entry, where, base_dir)
 
     if has_path:
         workload = _parse_path(entry["path"], f"{where}.path", base_dir)
@@ -407,8 +441,11 @@ def _with_seed(spec: str, seed: int) -> str:
     return _canonical_spec(name, params)
 
 
-def _parse_transforms(entry: dict[str, Any], where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """Transforms in their fixed order: drop_status, window, first."""
+def _parse_transforms(
+    entry: dict[str, Any], where: str, base_dir: Path
+) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Transforms in their fixed order: drop_status, window, first, estimates, non_priority,
+    deadlines, jobs (a batch is cut last, so estimates and marks are those of the whole)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if "drop_status" in entry:
         drop = entry["drop_status"]
@@ -435,7 +472,50 @@ def _parse_transforms(entry: dict[str, Any], where: str) -> tuple[tuple[str, dic
         if not _is_int(first) or first < 1:
             raise ConfigError(f"{where}.first", first, "an integer >= 1 (number of jobs)")
         out.append(("first_jobs", {"n": first}))
+    for key, name in (("estimates", "add_estimates"), ("non_priority", "mark_non_priority")):
+        if key in entry:
+            args = entry[key]
+            if not isinstance(args, dict) or not all(
+                isinstance(v, str | int | float | bool) for v in args.values()
+            ):
+                raise ConfigError(f"{where}.{key}", args, "a table of scalar parameters")
+            _check_transform(f"{where}.{key}", name, args)
+            out.append((name, dict(sorted(args.items()))))
+    if "deadlines" in entry:
+        path = entry["deadlines"]
+        if not isinstance(path, str) or not (base_dir / Path(path).expanduser()).is_file():
+            raise ConfigError(
+                f"{where}.deadlines", path, "an existing .csv/.parquet table of deadlines"
+            )
+        table = os.path.normpath(base_dir / Path(path).expanduser())
+        out.append(("deadlines_from_table", {"path": table}))
+    if "jobs" in entry:
+        jobs = entry["jobs"]
+        ok = (
+            isinstance(jobs, list)
+            and len(jobs) == 2
+            and all(_is_int(v) for v in jobs)
+            and 0 <= jobs[0] < jobs[1]
+        )
+        if not ok:
+            raise ConfigError(
+                f"{where}.jobs", jobs, "[start, end]: job positions, integers, 0 <= start < end"
+            )
+        out.append(("job_range", {"start": jobs[0], "end": jobs[1]}))
     return tuple(out)
+
+
+def _check_transform(where: str, name: str, args: dict[str, Any]) -> None:
+    """Try the transform on a one-job workload so bad parameters fail when the file is read."""
+    probe = Workload.from_columns(
+        submit_time=np.zeros(1), run_time=np.ones(1), procs=np.ones(1), max_procs=1
+    )
+    try:
+        TRANSFORMS[name](probe, **args)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.{exc.option}", exc.value, exc.allowed) from None
+    except TypeError as exc:
+        raise ConfigError(where, args, f"the parameters of {name} ({exc})") from None
 
 
 # --- policies ------------------------------------------------------------------------------

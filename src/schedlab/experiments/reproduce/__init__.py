@@ -1,0 +1,30 @@
+"""One-command reproductions of the source papers' published tables (`schedlab reproduce`).
+
+Each reproduction builds its runs as a sweep, runs them into a results folder (resumable),
+and compares its tables with the published ones (`published.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+REPRODUCTIONS: dict[str, str] = {
+    "dbf": "paper 000: DBF vs conservative backfilling (Tables 1-2)",
+    "pps": "paper 002: PPS vs EASY backfilling (Tables 1-2)",
+}
+
+
+def reproduction(name: str) -> Callable[..., Any]:
+    """The function running reproduction ``name`` (ConfigError listing the names)."""
+    from schedlab.errors import ConfigError
+
+    if name == "dbf":
+        from schedlab.experiments.reproduce.dbf import reproduce_dbf
+
+        return reproduce_dbf
+    if name == "pps":
+        from schedlab.experiments.reproduce.pps import reproduce_pps
+
+        return reproduce_pps
+    raise ConfigError("paper", name, sorted(REPRODUCTIONS))

@@ -1,0 +1,165 @@
+"""What both paper reproductions share: where the traces are, running the runs, the outputs.
+
+A reproduction is a sweep built in code (`parse_sweep` on a dict), run by `run_sweep` into a
+results folder like any other sweep, so an interrupted reproduction resumes where it stopped
+and never rewrites a finished run. Its tables are then computed from that folder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schedlab.errors import ConfigError, SchedlabError, WorkloadError
+from schedlab.experiments.config import RunConfig
+from schedlab.experiments.runner import SweepProgress, run_sweep
+from schedlab.experiments.store import ResultStore
+from schedlab.experiments.sweep import Sweep, parse_sweep
+
+TRACES_ENV = "SCHEDLAB_TRACES"
+_DEFAULT_TRACE_DIRS = ("../shared/workloads", "shared/workloads", "workloads")
+
+
+def find_traces(option: str | os.PathLike[str] | None) -> Path:
+    """The folder of PWA traces: ``--traces``, else $SCHEDLAB_TRACES, else ../shared/workloads."""
+    if option is not None:
+        folder = Path(option).expanduser()
+        if not folder.is_dir():
+            raise ConfigError("--traces", str(option), "an existing folder of .swf.gz traces")
+        return folder.resolve()
+    env = os.environ.get(TRACES_ENV)
+    if env:
+        folder = Path(env).expanduser()
+        if not folder.is_dir():
+            raise ConfigError(TRACES_ENV, env, "an existing folder of .swf.gz traces")
+        return folder.resolve()
+    for candidate in _DEFAULT_TRACE_DIRS:
+        folder = Path(candidate)
+        if folder.is_dir():
+            return folder.resolve()
+    raise ConfigError(
+        "--traces",
+        None,
+        f"a folder of PWA traces (e.g. ../shared/workloads); pass --traces or set {TRACES_ENV}",
+    )
+
+
+def trace_file(folder: Path, name: str) -> str:
+    """Absolute path of trace ``name`` in ``folder``; WorkloadError if it is missing."""
+    path = folder / name
+    if not path.is_file():
+        raise WorkloadError(str(path), "trace needed by this reproduction is missing")
+    return str(path)
+
+
+def sweep_of(parts: Sequence[Mapping[str, Any]], base_dir: Path, source: str) -> Sweep:
+    """Several sweep dicts (e.g. one per kill_on_overrun setting) as one list of runs."""
+    runs: list[RunConfig] = []
+    labels: dict[str, str] = {}
+    for data in parts:
+        sweep = parse_sweep(data, base_dir, source)
+        for run in sweep.runs:
+            if run.run_id not in labels:
+                runs.append(run)
+                labels[run.run_id] = sweep.policy_label(run)
+    return Sweep(source=source, base_dir=base_dir, out=None, runs=runs, policy_labels=labels)
+
+
+def execute(
+    sweep: Sweep,
+    out: Path,
+    *,
+    workers: int | None = None,
+    on_change: Callable[[SweepProgress], None] | None = None,
+) -> ResultStore:
+    """Run what is not done yet into ``out``; a failed run stops the reproduction."""
+    store = ResultStore(out)
+    with store:
+        progress = run_sweep(
+            sweep.runs,
+            store,
+            base_dir=str(sweep.base_dir),
+            policy_labels=sweep.policy_labels,
+            workers=workers,
+            on_change=on_change,
+        )
+    if progress.failures:
+        first = progress.failures[0]
+        raise SchedlabError(
+            f"{len(progress.failures)} run(s) of the reproduction failed (first: "
+            f"{first.config.get('label')} / {first.config.get('policy')}: {first.error}); "
+            f"details in {out / 'failed'}"
+        )
+    return store
+
+
+def change(new: float, old: float) -> float:
+    """Relative change from ``old`` to ``new`` in percent (NaN when old is 0)."""
+    if old == 0 or math.isnan(old) or math.isnan(new):
+        return math.nan
+    return (new - old) / abs(old) * 100.0
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A table cell: numbers with ``digits`` significant digits, NaN as '-'."""
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, int):
+        return str(value)
+    if abs(value) >= 10**digits:
+        return f"{value:.0f}"
+    return f"{value:.{digits}g}"
+
+
+def fmt_pct(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:+.1f}%"
+
+
+@dataclass
+class Reproduction:
+    """The outcome of one reproduction: JSON rows, side-by-side tables, notes, files."""
+
+    paper: str
+    rows: list[dict[str, Any]]
+    tables: list[tuple[str, list[str], list[list[str]]]]  # (title, header, rows of cells)
+    notes: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"paper": self.paper, "rows": self.rows, "notes": self.notes}
+
+    def markdown(self) -> str:
+        parts = []
+        for title, header, rows in self.tables:
+            parts.append(f"### {title}\n")
+            parts.append("| " + " | ".join(header) + " |")
+            parts.append("|" + "---|" * len(header))
+            parts.extend("| " + " | ".join(r) + " |" for r in rows)
+            parts.append("")
+        if self.notes:
+            parts.append("Notes:\n")
+            parts.extend(f"- {n}" for n in self.notes)
+        return "\n".join(parts) + "\n"
+
+    def write(self, out: Path) -> None:
+        """rows.json, tables.md and one CSV per table into ``out``."""
+        import csv
+
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "rows.json").write_text(json.dumps(self.to_json(), indent=1, allow_nan=True))
+        (out / "tables.md").write_text(self.markdown())
+        self.files += [out / "rows.json", out / "tables.md"]
+        for i, (_, header, rows) in enumerate(self.tables, 1):
+            path = out / f"table{i}.csv"
+            with path.open("w", newline="") as f:
+                writer = csv.writer(f)
+                writer.writerow(header)
+                writer.writerows(rows)
+            self.files.append(path)
