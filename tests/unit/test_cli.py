@@ -376,6 +376,62 @@ def test_run_by_user_prints_a_per_class_table() -> None:
     assert "per user" in out
 
 
+def test_run_dbf_with_non_priority_jobs_by_priority(tmp_path: Path) -> None:
+    """`--non-priority every=3,deadline=b --by priority` marks one job in three and shows the
+    two classes; the per-job table has priority, deadline and DBF's class."""
+    jobs = tmp_path / "jobs.csv"
+    args = ["run", SPEC, "--policy", "dbf", "--non-priority", "every=3,deadline=b"]
+    out = invoke(*args, "--by", "priority", "--jobs-out", str(jobs)).stdout
+    assert "per priority" in out
+    table = pd.read_csv(jobs)
+    assert (~table["priority"]).tolist() == [i % 3 == 2 for i in range(len(table))]
+    assert set(table["dbf_class"]) <= {"priority", "non_priority", "promoted", "migrated"}
+    accepted = table["dbf_class"].isin(["non_priority", "migrated"])
+    assert (table["finished_at"][accepted] <= table["deadline"][accepted]).all()
+    by = invoke_json(*args, "--by", "priority", "--json")["by_priority"]
+    assert sorted(row["jobs"] for row in by) == [100, 200]
+
+
+def test_run_deadlines_from_a_table(tmp_path: Path) -> None:
+    """`--deadlines FILE.csv` makes exactly the listed jobs non-priority."""
+    table = tmp_path / "d.csv"
+    table.write_text("job_id,deadline\n2,1e9\n5,1e9\n")
+    jobs = tmp_path / "jobs.csv"
+    invoke("run", SPEC, "--policy", "dbf", "--deadlines", str(table), "--jobs-out", str(jobs))
+    frame = pd.read_csv(jobs)
+    assert frame.loc[~frame["priority"], "job_id"].tolist() == [2, 5]
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--non-priority", "every=3,deadline=c"], "deadline"),
+        (["--non-priority", "every3"], "--non-priority"),
+        (["--estimates", "seed=1,max_fraction=7"], "max_fraction"),
+        (["--by", "priority"], "priority"),
+    ],
+)
+def test_run_job_attribute_options_errors(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    fragment: str,
+) -> None:
+    """Bad --non-priority/--estimates values, or --by priority without them: one line."""
+    code, _, err = run_main(monkeypatch, capsys, "run", SPEC, "--policy", "dbf", *args)
+    assert_one_line_error(code, None, err, fragment)
+
+
+def test_workload_convert_estimates_fills_field_9(tmp_path: Path) -> None:
+    """`convert --estimates seed=1` writes Tsafrir-model estimates, each >= its run time."""
+    out = tmp_path / "est.swf"
+    invoke("workload", "convert", SPEC, str(out), "--estimates", "seed=1")
+    fields = read_swf(out).fields
+    requested, run = fields[:, F["requested_time"]], fields[:, F["run_time"]]
+    assert (requested > 0).all() and (requested >= run).all()
+    assert len(np.unique(requested)) < 30  # a few modal values
+
+
 @pytest.mark.parametrize(
     "args",
     [

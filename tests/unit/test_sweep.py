@@ -218,6 +218,66 @@ def test_transforms_in_fixed_order(tmp_path: Path) -> None:
     assert len(workload) == 10
 
 
+def test_job_attribute_transforms(tmp_path: Path) -> None:
+    """estimates, non_priority, deadlines and jobs come after the others, in that order, and
+    give the workload its estimates, its non-priority jobs and its batch."""
+    import numpy as np
+
+    tiny_trace(tmp_path / "t.swf")
+    (tmp_path / "d.csv").write_text("job_id,deadline\n1,1e9\n")
+    sweep = sweep_of(
+        tmp_path,
+        """
+        [[workloads]]
+        path = "t.swf"
+        jobs = [3, 33]
+        deadlines = "d.csv"
+        non_priority = {every = 3, deadline = "b"}
+        estimates = {seed = 2}
+        drop_status = [5]
+        [[policies]]
+        name = "dbf"
+        """,
+    )
+    run = sweep.runs[0]
+    assert [name for name, _ in run.transforms] == [
+        "clean_by_status",
+        "add_estimates",
+        "mark_non_priority",
+        "deadlines_from_table",
+        "job_range",
+    ]
+    assert run.transforms[-2][1] == {"path": str(tmp_path / "d.csv")}
+    workload = load_run_workload(run, sweep.base_dir)
+    assert len(workload) == 30
+    assert workload.job_id[0] == 4  # the batch is cut last
+    slack = workload.attributes["deadline_time"]
+    # every 3rd job of the whole trace (positions 2, 5, ...) is marked: here 2, 5, ... - 3
+    assert np.isfinite(slack).tolist() == [(i + 3) % 3 == 2 for i in range(30)]
+    assert (workload.requested_time >= workload.run_time).all()  # Tsafrir estimates
+    result = schedlab.simulate(workload, run.policy, **run.params)
+    assert "dbf_class" in result.jobs
+
+
+@pytest.mark.parametrize(
+    ("body", "option"),
+    [
+        ("non_priority = {every = 0}", "workloads[0].non_priority.every"),
+        ('non_priority = {every = 3, deadline = "c"}', "workloads[0].non_priority.deadline"),
+        ("non_priority = {fraction = 0.5}", "workloads[0].non_priority.seed"),
+        ("non_priority = {every = 3, colour = 1}", "workloads[0].non_priority"),
+        ("estimates = {seed = 1, max_fraction = 2.0}", "workloads[0].estimates.max_fraction"),
+        ("estimates = 3", "workloads[0].estimates"),
+        ("jobs = [5, 5]", "workloads[0].jobs"),
+        ('deadlines = "nope.csv"', "workloads[0].deadlines"),
+    ],
+)
+def test_job_attribute_transform_errors(tmp_path: Path, body: str, option: str) -> None:
+    """Bad transform parameters fail when the file is read, naming the key path."""
+    err = error_of(tmp_path, W + body + "\n" + P)
+    assert err.option == option
+
+
 def test_load_run_workload_applies_procs(tmp_path: Path) -> None:
     """load_run_workload resolves the path, sets the machine size and applies transforms."""
     tiny_trace(tmp_path / "traces" / "t.swf")

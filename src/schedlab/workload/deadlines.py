@@ -96,7 +96,8 @@ def deadlines_from_table(
     """Deadlines read from a CSV or Parquet table with columns ``job_id`` and ``column``.
 
     ``column`` holds absolute deadlines in the trace's time origin (seconds, as SWF submit
-    times); empty or NaN means priority. Jobs absent from the table stay priority. A deadline
+    times); empty or NaN means priority. Jobs absent from the table keep the deadline they
+    had (none: priority), so a table can complete a rule-based marking. A deadline
     before the job's submission, an unknown job id or a repeated one is an error naming the
     file, the line and the field.
     """
@@ -118,7 +119,8 @@ def deadlines_from_table(
             raise WorkloadError(str(p), f"missing column {name!r} (has {list(table.columns)})")
     ids = workload.job_id
     position = {int(j): i for i, j in enumerate(ids)}
-    values = np.full(len(workload), np.nan)
+    current = workload.attributes.get("deadline_time")
+    values = np.full(len(workload), np.nan) if current is None else current.copy()
     seen: set[int] = set()
     submit = workload.submit_time
     for row, (job, due) in enumerate(zip(table["job_id"], table[column])):
@@ -148,9 +150,10 @@ def deadlines_from_table(
             raise WorkloadError(
                 str(p), "not a number of seconds", line=line, field=column, value=str(due)
             ) from None
-        if math.isnan(due_at):
-            continue
         i = position[job_id]
+        if math.isnan(due_at):
+            values[i] = np.nan
+            continue
         if not due_at >= submit[i]:
             raise WorkloadError(
                 str(p),
