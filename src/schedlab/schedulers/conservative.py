@@ -80,19 +80,27 @@ class ConservativeBackfilling:
                 self._compress(now)
         if self._arrivals:
             for j in self._arrivals:
-                self._place(now, j)
-                self.first_reservation[j] = self.reserved_at[j]
                 self._waiting.append(j)
+                self._arrive(now, j)
             self._arrivals.clear()
         return self._start_due(now)
 
-    def _place(self, now: float, j: int) -> None:
+    def _arrive(self, now: float, j: int) -> None:
+        """A new job gets its reservation (in arrival order, after every earlier one)."""
+        self._place(now, j)
+        self.first_reservation[j] = self.reserved_at[j]
+
+    def _place(self, now: float, j: int) -> float:
+        """Reserve job j at its earliest start and return it; the due heap learns of every
+        new start (a job put back where it was keeps its valid entry)."""
         req = self._req[j]
         p = self._procs[j]
         start = self.profile.earliest_start(p, req, now)
         self.profile.reserve(start, start + req, p)
-        self.reserved_at[j] = start
-        heappush(self._due, (start, j))
+        if start != self.reserved_at[j]:
+            self.reserved_at[j] = start
+            heappush(self._due, (start, j))
+        return start
 
     def _compress(self, now: float) -> None:
         """Re-place every waiting job, in arrival order, at its earliest start (SPEC 4)."""

@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from heapq import heappop, heappush
+from heapq import heappush
 from typing import ClassVar
 
 import numpy as np
 
-from schedlab.engine.decisions import Decision, Start, WakeAt
+from schedlab.engine.decisions import Decision, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.platform import Profile
+from schedlab.schedulers.conservative import ConservativeBackfilling, ConservativeParams
 from schedlab.schedulers.registry import register_policy
 
 _INF = math.inf
@@ -59,15 +59,18 @@ CLASS_NAMES = ("priority", "non_priority", "promoted", "migrated")
 
 
 @dataclass(frozen=True)
-class DbfParams:
+class DbfParams(ConservativeParams):
     """``compress``: re-place reservations when a job ends early (True in SPEC 4)."""
-
-    compress: bool = True
 
 
 @register_policy
-class DeadlineBackfilling:
-    """DBF: conservative backfilling that delays non-priority jobs up to their deadlines."""
+class DeadlineBackfilling(ConservativeBackfilling):
+    """DBF: conservative backfilling that delays non-priority jobs up to their deadlines.
+
+    Everything but the arrivals is conservative backfilling's (the profile, compression,
+    starts at reservations and wake-ups); ``first_reservation`` holds the *definitive*
+    reservation here, NaN for a job that started while still non-priority.
+    """
 
     name: ClassVar[str] = "dbf"
     Params: ClassVar[type] = DbfParams
@@ -77,78 +80,29 @@ class DeadlineBackfilling:
 
     # -- set-up and outputs -------------------------------------------------------------
     def setup(self, view: ClusterView) -> None:
+        super().setup(view)
         n = view.jobs
-        self._view = view
-        self._req = list(view.requested_time)
-        self._procs = list(view.procs)
         slack = view.attributes.get("deadline_time")
         submit = view.submit_at
         if slack is None:
             self._deadline = [_INF] * n
         else:
             self._deadline = [submit[j] + s if s == s else _INF for j, s in enumerate(slack)]
-        self.profile = Profile(view.total_procs, origin=submit[0] if n else 0.0)
-        self._waiting: list[int] = []  # every reserved, not started job; arrival order
         self._non_priority: list[int] = []  # provisional reservations; arrival order
-        self._arrivals: list[int] = []
-        self.reserved_at = [_NAN] * n  # current reservation (start)
-        self.definitive_at = [_NAN] * n  # reservation when it became definitive
         self.job_class = [PRIORITY] * n
-        self._expected_end = [0.0] * n
-        self._due: list[tuple[float, int]] = []  # (reservation, job), lazily invalidated
-        self._ended_early = False
-        self._wake_at = _NAN
         self.algorithm1_runs = 0  # priority arrivals that found non-priority jobs
         self.fallbacks = 0  # times L_TMP kept its provisional reservations
 
     def job_columns(self) -> dict[str, np.ndarray]:
         """Per job: definitive reservation (NaN if it started as non-priority) and class."""
         return {
-            "reservation_at": np.asarray(self.definitive_at, dtype=np.float64),
+            "reservation_at": np.asarray(self.first_reservation, dtype=np.float64),
             "dbf_class": np.asarray(CLASS_NAMES, dtype=object)[
                 np.asarray(self.job_class, dtype=np.int64)
             ],
         }
 
-    # -- hooks --------------------------------------------------------------------------
-    def on_submit(self, job: int) -> None:
-        self._arrivals.append(job)
-
-    def on_finish(self, job: int) -> None:
-        now = self._view.now
-        end = self._expected_end[job]
-        if now < end:
-            self.profile.release(now, end, self._procs[job])
-            self._ended_early = True
-
-    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
-        self.profile.advance(now)
-        if self._ended_early:
-            self._ended_early = False
-            if self.params.compress and self._waiting:
-                self._compress(now)
-        if self._arrivals:
-            for j in self._arrivals:
-                self._waiting.append(j)
-                if self._deadline[j] == _INF:
-                    self._place_priority(now, j)
-                else:
-                    self._arrive_non_priority(now, j)
-            self._arrivals.clear()
-        return self._start_due(now)
-
-    # -- placement primitives -------------------------------------------------------------
-    def _place(self, now: float, j: int) -> float:
-        """Reserve job j at its earliest start; returns that start (heap entry if it moved)."""
-        req = self._req[j]
-        p = self._procs[j]
-        start = self.profile.earliest_start(p, req, now)
-        self.profile.reserve(start, start + req, p)
-        if start != self.reserved_at[j]:
-            self.reserved_at[j] = start
-            heappush(self._due, (start, j))
-        return start
-
+    # -- placement helpers ----------------------------------------------------------------
     def _reserve_at(self, j: int, start: float) -> None:
         """Reserve job j at ``start`` (a start known to fit)."""
         self.profile.reserve(start, start + self._req[j], self._procs[j])
@@ -164,8 +118,14 @@ class DeadlineBackfilling:
     def _misses(self, j: int) -> bool:
         return self.reserved_at[j] + self._req[j] > self._deadline[j]
 
+    def _make_definitive(self, j: int) -> None:
+        self.first_reservation[j] = self.reserved_at[j]
+
     # -- the two kinds of arrivals ----------------------------------------------------------
-    def _arrive_non_priority(self, now: float, j: int) -> None:
+    def _arrive(self, now: float, j: int) -> None:
+        if self._deadline[j] == _INF:
+            self._place_priority(now, j)
+            return
         self._place(now, j)
         if self._misses(j):
             self._unplace(j)
@@ -174,9 +134,6 @@ class DeadlineBackfilling:
         else:
             self.job_class[j] = NON_PRIORITY
             self._non_priority.append(j)
-
-    def _make_definitive(self, j: int) -> None:
-        self.definitive_at[j] = self.reserved_at[j]
 
     def _place_priority(self, now: float, tp: int) -> None:
         """Algorithm 1 of paper 000 for priority job ``tp`` (see the module docstring)."""
@@ -255,33 +212,10 @@ class DeadlineBackfilling:
         for j in tmp:
             self._reserve_at(j, provisional[j])
 
-    # -- compression and starts (as in CBF) ---------------------------------------------------
-    def _compress(self, now: float) -> None:
-        """Re-place every waiting job, in arrival order, at its earliest start (SPEC 4)."""
-        reserved_at = self.reserved_at
-        due = self._due
-        for j in self.profile.compress(self._waiting, reserved_at, self._procs, self._req, now):
-            heappush(due, (reserved_at[j], j))
-
     def _start_due(self, now: float) -> list[Decision]:
-        """Start every job whose reservation is now; ask to be woken for the next one."""
-        due = self._due
-        reserved_at = self.reserved_at
-        out: list[Decision] = []
-        while due and due[0][0] <= now:
-            t, j = heappop(due)
-            if reserved_at[j] != t:
-                continue  # stale: the job moved since
-            out.append(Start(j))
-            reserved_at[j] = _NAN
-            self._expected_end[j] = now + self._req[j]
-        if out:
-            out.sort(key=lambda d: d[0])
-            self._waiting = [j for j in self._waiting if reserved_at[j] == reserved_at[j]]
+        """CBF's starts; a started job also leaves the non-priority list."""
+        out = super()._start_due(now)
+        if self._non_priority and any(type(d) is not WakeAt for d in out):
+            reserved_at = self.reserved_at
             self._non_priority = [j for j in self._non_priority if reserved_at[j] == reserved_at[j]]
-        while due and reserved_at[due[0][1]] != due[0][0]:
-            heappop(due)
-        if due and due[0][0] != self._wake_at:
-            self._wake_at = due[0][0]
-            out.append(WakeAt(self._wake_at))
         return out
