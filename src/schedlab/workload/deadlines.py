@@ -15,6 +15,9 @@ temps d'execution"). A job whose requested time exceeds its slack can never be p
 inside its deadline: DBF then treats it as priority from its submission, as the paper does
 when a deadline cannot be met.
 
+SWF has no field for a deadline: `write_swf` writes the jobs without them. Keep deadlines
+that must travel with a trace in a table (job_id, deadline) for `deadlines_from_table`.
+
 Which jobs: ``every=k`` marks the k-th, 2k-th, ... job in submit order (paper 000: "one job
 in three", ``every=3``); ``fraction=x`` marks each job independently with probability x,
 drawn from ``seed``.

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from schedlab.errors import ConfigError
+
 # Name of each of the 18 SWF fields, in file order (field k of the format is index k - 1).
 SWF_FIELDS: tuple[str, ...] = (
     "job_id",
@@ -86,9 +88,11 @@ class Workload:
         n = self.fields.shape[0]
         for name, values in self.attributes.items():
             if name not in ATTRIBUTES:
-                raise ValueError(f"unknown job attribute {name!r}; known: {sorted(ATTRIBUTES)}")
+                raise ConfigError("job attribute", name, sorted(ATTRIBUTES))
             if len(values) != n:
-                raise ValueError(f"job attribute {name!r} has {len(values)} values for {n} jobs")
+                raise ConfigError(
+                    f"job attribute {name}", f"{len(values)} values", f"{n}, one per job"
+                )
 
     # -- construction -----------------------------------------------------------------
     @classmethod
