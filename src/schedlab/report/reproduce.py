@@ -52,30 +52,21 @@ def pps_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
         mine = sorted((r for r in rows if r["workload"] == name), key=lambda r: r["load_factor"])
         loads = [r["load_factor"] for r in mine]
         paper_name = mine[0]["published_as"]
-        ax.plot(
-            loads, [r["easy_mean_response_time"] for r in mine], "o-", color="#d62728", label="EASY"
-        )
-        ax.plot(
-            loads, [r["pps_mean_response_time"] for r in mine], "s-", color="#2ca02c", label="PPS"
-        )
         published = PPS_TABLES[paper_name]
-        pl = sorted(published)
-        ax.plot(
-            pl,
-            [published[f][0] for f in pl],
-            "o--",
-            color="#d62728",
-            alpha=0.45,
-            label=f"EASY ({paper_name}, paper)",
-        )
-        ax.plot(
-            pl,
-            [published[f][1] for f in pl],
-            "s--",
-            color="#2ca02c",
-            alpha=0.45,
-            label=f"PPS ({paper_name}, paper)",
-        )
+        paper_loads = sorted(published)
+        for column, (policy, marker, color) in enumerate(
+            (("EASY", "o", "#d62728"), ("PPS", "s", "#2ca02c"))
+        ):
+            key = f"{policy.lower()}_mean_response_time"
+            ax.plot(loads, [r[key] for r in mine], f"{marker}-", color=color, label=policy)
+            ax.plot(
+                paper_loads,
+                [published[f][column] for f in paper_loads],
+                f"{marker}--",
+                color=color,
+                alpha=0.45,
+                label=f"{policy} ({paper_name}, paper)",
+            )
         ax.set_title(f"{name} (for {paper_name})", fontsize=9)
         ax.set_xlabel("load factor")
         ax.set_yscale("log")

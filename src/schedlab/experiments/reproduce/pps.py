@@ -119,7 +119,7 @@ def rows_from(store: ResultStore, sweep: Any) -> list[dict[str, Any]]:
                     estimate = over_seeds(np.asarray(cell[metric]))
                     row[f"{policy}_{metric}"] = estimate.mean
                     row[f"{policy}_{metric}_ci95"] = estimate.half_width
-                row["batches"] = len(cell[METRICS[0]])
+            row["batches"] = len(values[(label, f, "pps")][METRICS[0]])
             rows.append(row)
     return rows
 
