@@ -14,7 +14,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from schedlab.errors import ConfigError, SchedlabError
+from schedlab.errors import ConfigError, OutputError, SchedlabError, printable
+from schedlab.outputs import check_output, same_file, write_atomic
 
 app = typer.Typer(
     add_completion=False,
@@ -51,6 +52,10 @@ _SUMMARY_LABELS = {
     "unfairness": ("unfairness", "{:,.1f}"),
     "killed": ("killed", "{:,}"),
     "wall_time": ("simulation wall time (s)", "{:.2f}"),
+    "non_priority_jobs": ("non-priority jobs (with a deadline)", "{:,}"),
+    "promoted": ("promoted to priority at submission", "{:,}"),
+    "missed_deadlines": ("accepted, ended after the deadline", "{:,}"),
+    "late_jobs": ("non-priority, ended after the deadline", "{:,}"),
 }
 
 
@@ -87,6 +92,24 @@ def _parse_items(option: str, text: str) -> dict[str, Any]:
             raise ConfigError(option, item, "KEY=VALUE[,KEY=VALUE...]")
         items[key.strip()] = parse_scalar(value.strip())
     return items
+
+
+def _has_deadlines(wl: Any) -> bool:
+    """True when at least one job of ``wl`` is non-priority (carries a deadline)."""
+    import numpy as np
+
+    slack = wl.attributes.get("deadline_time")
+    return slack is not None and bool(np.any(~np.isnan(slack)))
+
+
+def _note(text: str) -> None:
+    """A one-line remark on stderr (never on stdout, which --json keeps clean)."""
+    sys.stderr.write(f"schedlab: note: {_one_line(text)}\n")
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line, control characters shown escaped (never sent to the terminal)."""
+    return printable(" | ".join(part.strip() for part in str(text).splitlines() if part.strip()))
 
 
 def _job_attributes(
@@ -189,6 +212,16 @@ def run(
         Path | None,
         typer.Option(help="Absolute deadlines by job id from a CSV/Parquet (job_id,deadline)."),
     ] = None,
+    moldable: Annotated[
+        str | None,
+        typer.Option(
+            help="Make jobs moldable (Amdahl): pi=0.9[,fraction=0.5,seed=1]; rigid policies "
+            "still run them at their size."
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace existing --jobs-out/--timeseries-out files.")
+    ] = False,
 ) -> None:
     """Replay WORKLOAD through one policy and report the metrics."""
     import time
@@ -201,16 +234,32 @@ def run(
     params = _parse_params(param)
     # fail fast, before a long read and simulation, on anything we can check now
     make_policy(policy, **params)
-    if jobs_out is not None:
-        check_table_path(jobs_out, option="--jobs-out")
-    if timeseries_out is not None:
-        check_table_path(timeseries_out, option="--timeseries-out")
+    inputs = [workload, deadlines]
+    for option, path in (("--jobs-out", jobs_out), ("--timeseries-out", timeseries_out)):
+        if path is not None:
+            check_table_path(path, option=option)
+            check_output(path, option=option, force=force, inputs=inputs)
+    if jobs_out is not None and timeseries_out is not None and same_file(jobs_out, timeseries_out):
+        raise OutputError("--timeseries-out", str(timeseries_out), "is also --jobs-out")
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
     wl = load_workload(workload, max_procs=procs)
     wl = _job_attributes(wl, estimates, non_priority, deadlines)
+    if moldable is not None:
+        from schedlab.workload.transforms import make_moldable
+
+        items = _parse_items("--moldable", moldable)
+        try:
+            wl = make_moldable(wl, **items)
+        except TypeError:
+            raise ConfigError("--moldable", moldable, "pi=X[,fraction=X][,seed=N]") from None
     if by == "priority" and "deadline_time" not in wl.attributes:
         raise ConfigError("--by", by, "priority only with --non-priority or --deadlines")
+    if policy == "dbf" and not _has_deadlines(wl):
+        _note(
+            "dbf: no job has a deadline (give --non-priority or --deadlines), so every job is "
+            "a priority job and DBF is exactly conservative backfilling here"
+        )
     bar, update = _progress_callback(not as_json, len(wl))
     if bar is not None:
         bar.start()
@@ -436,7 +485,15 @@ def sweep(
         raise ConfigError("--out", None, "a results folder (or `out = ...` in the sweep file)")
     store = ResultStore(target)
     bar = _RunsBar(enabled=not as_json and sys.stderr.isatty())
+    interrupted: KeyboardInterrupt | None = None
     with store:
+        if store.takeover_note:
+            _note(store.takeover_note)
+        if store.repaired_runs:
+            _note(
+                f"{len(store.repaired_runs)} damaged run(s) in {target} will run again: "
+                f"{', '.join(store.repaired_runs)}"
+            )
         try:
             result = run_sweep(
                 spec.runs,
@@ -448,8 +505,19 @@ def sweep(
                 dask_address=dask,
                 on_change=bar.show,
             )
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (runner.SweepInterrupted)
+            interrupted = exc
         finally:
             bar.stop()
+    if interrupted is not None:
+        import signal
+
+        signum = getattr(interrupted, "signum", signal.SIGINT)
+        sys.stderr.write(
+            f"schedlab: interrupted ({signal.Signals(signum).name}); finished runs are kept "
+            f"in {target}: run the same command again to resume\n"
+        )
+        raise typer.Exit(128 + signum)  # 130 for SIGINT, 143 for SIGTERM
     failures = [{"run_id": f.run_id, "error": f.error} for f in result.failures]
     if as_json:
         print(
@@ -499,6 +567,9 @@ def results(
     markdown: Annotated[Path | None, typer.Option(help="Also write them as Markdown.")] = None,
     latex: Annotated[Path | None, typer.Option(help="Also write them as LaTeX.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every run as JSON.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace existing --csv/--markdown/--latex files.")
+    ] = False,
 ) -> None:
     """Compare policies across the runs of a results folder (tables with intervals)."""
     from schedlab.experiments.analysis import DEFAULT_METRICS, comparison_table, runs_json
@@ -506,6 +577,13 @@ def results(
 
     if not (directory / "runs").is_dir():
         raise ConfigError("DIR", str(directory), "a results folder written by `schedlab sweep`")
+    exports = (("--csv", csv), ("--markdown", markdown), ("--latex", latex))
+    for option, path in exports:
+        if path is not None:
+            check_output(path, option=option, force=force)
+    given = [path for _, path in exports if path is not None]
+    if len({str(p.expanduser().resolve()) for p in given}) < len(given):
+        raise ConfigError("--csv/--markdown/--latex", [str(p) for p in given], "distinct files")
     store = ResultStore(directory)
     if as_json:
         print(json.dumps(runs_json(store), allow_nan=False))
@@ -524,7 +602,7 @@ def results(
         out.print(f"{failed} failed run(s): see `schedlab results {directory} --json`")
     for path, text in ((markdown, table.to_markdown), (latex, table.to_latex)):
         if path is not None:
-            path.write_text(text())
+            write_atomic(path, text().encode())
             err.print(f"wrote {path}")
     if csv is not None:
         table.to_csv(csv)
@@ -548,9 +626,18 @@ def report(
     gantt_end: Annotated[
         float | None, typer.Option(help="End of the Gantt window (s, trace time).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing output file.")
+    ] = False,
 ) -> None:
     """Write one self-contained HTML page: tables, charts and every run's configuration."""
     from schedlab.report.html import write_report
+
+    if directory.is_dir() and output.expanduser().resolve().is_relative_to(directory.resolve()):
+        inside = output.expanduser().resolve().relative_to(directory.resolve()).parts
+        if inside and inside[0] in ("runs", "failed", "tmp", "catalog.parquet", ".lock"):
+            raise OutputError("--output", str(output), "is part of the results folder it reads")
+    check_output(output, option="--output", force=force)
 
     window = None
     if gantt_start is not None or gantt_end is not None:
@@ -618,6 +705,126 @@ def reproduce(
     out.print(f"wrote {', '.join(str(p) for p in result.files)}", highlight=False)
 
 
+def _numbers(option: str, text: str, kind: type) -> list[Any]:
+    try:
+        values = [kind(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values:
+        raise ConfigError(
+            option, text, f"comma-separated {'integers' if kind is int else 'numbers'}"
+        )
+    return values
+
+
+@app.command()
+def validate(
+    model: Annotated[str, typer.Argument(help="What to validate: mmc (M/M/c vs Erlang C).")],
+    servers: Annotated[str, typer.Option(help="Server counts c, comma-separated.")] = "1,4,16",
+    loads: Annotated[
+        str, typer.Option(help="Loads rho in (0, 1), comma-separated.")
+    ] = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95",
+    replications: Annotated[int, typer.Option(help="Independent replications per point.")] = 20,
+    jobs: Annotated[
+        int | None, typer.Option(help="Jobs per replication (default: by load, see docs).")
+    ] = None,
+    warmup: Annotated[float, typer.Option(help="Fraction of jobs deleted as warm-up.")] = 0.1,
+    seed: Annotated[int, typer.Option(help="Base seed of the replications.")] = 1,
+    quick: Annotated[
+        bool, typer.Option(help="c = 4 at loads 0.3, 0.6, 0.9, 10 replications: seconds.")
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option(help="Local worker processes (default: all cores).")
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Also write rows.json and the figure (SVG) into this folder."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+) -> None:
+    """Check the engine against queueing theory: M/M/c through the general path vs Erlang C.
+
+    Exits 1 if a point at loads 0.3 to 0.9 misses Erlang C or is less precise than 5 %.
+    """
+    from schedlab.experiments.validate import paper_protocol, validate_mmc
+
+    if model != "mmc":
+        raise ConfigError("MODEL", model, ["mmc"])
+    if quick:
+        server_list, load_list, replications = [4], [0.3, 0.6, 0.9], 10
+    else:
+        server_list = _numbers("--servers", servers, int)
+        load_list = _numbers("--loads", loads, float)
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise OutputError("--out", str(out_dir), "is a file, not a folder")
+    bar, update = _progress_callback(not as_json, 1)
+    if bar is not None:
+        bar.start()
+    try:
+        rows = validate_mmc(
+            server_list,
+            load_list,
+            replications=replications,
+            jobs=jobs,
+            warmup=warmup,
+            seed=seed,
+            workers=workers,
+            on_done=update,
+        )
+        paper = paper_protocol(seed=seed, workers=workers)
+        # the protocol's expectation (many runs): its bias, free of its own noise
+        expectation = [] if quick else paper_protocol(runs=400, seed=seed + 1, workers=workers)
+    finally:
+        if bar is not None:
+            bar.stop()
+    data = [r.to_json() for r in rows]
+    document = {"rows": data, "paper_protocol": paper, "paper_protocol_expectation": expectation}
+    if out_dir is not None:
+        from schedlab.report.reproduce import mmc_figure
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(out_dir / "rows.json", json.dumps(document, indent=1).encode())
+        mmc_figure(data, paper, out_dir / "mmc_validation.svg", expectation=expectation)
+    failed = [r for r in rows if 0.3 <= r.load <= 0.9 and not r.passed]
+    if as_json:
+        print(json.dumps(document))
+    else:
+        table = Table(title="M/M/c through the general path (FCFS, direct dispatch) vs Erlang C")
+        for col in ("c", "load", "jobs x reps", "simulated (99 % CI)", "Erlang C", "error",
+                    "half-width", "pass"):  # fmt: skip
+            table.add_column(col, justify="right")
+        for r in rows:
+            table.add_row(
+                str(r.servers),
+                f"{r.load:g}",
+                f"{r.jobs:,} x {r.replications}",
+                f"{r.simulated_mean_response_time:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+                f"{r.erlang_c_mean_response_time:.4f}",
+                f"{r.relative_error:+.2%}",
+                f"{r.half_width_pct:.2f} %",
+                "yes" if r.passed else ("no" if 0.3 <= r.load <= 0.9 else "(info)"),
+            )
+        out.print(table)
+        paper_table = Table(title="paper 001's protocol: 16 runs x 1000 jobs from empty, M/M/4")
+        for col in ("load", "simulated (95 % CI)", "Erlang C", "error"):
+            paper_table.add_column(col, justify="right")
+        if expectation:
+            paper_table.add_column("protocol's bias (400 runs)", justify="right")
+        for i, p in enumerate(paper):
+            cells = [
+                f"{p['load']:g}",
+                f"{p['simulated_mean_response_time']:.2f} [{p['ci_low']:.2f}, {p['ci_high']:.2f}]",
+                f"{p['erlang_c_mean_response_time']:.2f}",
+                f"{p['relative_error']:+.1%}",
+            ]
+            if expectation:
+                cells.append(f"{expectation[i]['relative_error']:+.1%}")
+            paper_table.add_row(*cells)
+        out.print(paper_table)
+    if failed:
+        raise typer.Exit(1)
+
+
 @workload_app.command("info")
 def workload_info(
     workload: WorkloadArg,
@@ -646,7 +853,7 @@ def workload_info(
             if isinstance(value, float)
             else f"{value:,}"
             if isinstance(value, int)
-            else str(value),
+            else printable(str(value)),  # header text comes from the file
         )
     for reason, count in info["skipped_by_reason"].items():
         table.add_row(f"skipped: {reason}", f"{count:,}")
@@ -659,6 +866,9 @@ def workload_generate(
         str, typer.Argument(help="Model spec, e.g. lublin:jobs=10000,procs=256,seed=1")
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Output .swf or .swf.gz")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing output file.")
+    ] = False,
 ) -> None:
     """Generate a workload from a model and write it as SWF."""
     from schedlab.workload.load import is_model_spec, load_workload
@@ -668,6 +878,7 @@ def workload_generate(
         from schedlab.workload.load import MODELS
 
         raise ConfigError("model spec", spec, [f"{m}:key=value,..." for m in MODELS])
+    check_output(output, option="--output", force=force)
     wl = load_workload(spec)
     write_swf(wl, output)
     err.print(f"wrote {len(wl):,} jobs to {output}")
@@ -693,28 +904,48 @@ def workload_convert(
         str | None,
         typer.Option(help="Add Tsafrir-model estimates (field 9) where missing: seed=S,..."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing OUTPUT.")] = False,
 ) -> None:
-    """Transform a workload (clean, cut, rescale, add estimates) and write it as SWF."""
+    """Transform a workload (clean, cut, rescale, add estimates) and write it as SWF.
+
+    The output's fields are integers (fractional values are rounded: submit times down,
+    durations up), its MaxJobs/MaxRecords count the jobs written, and a `; schedlab:` header
+    line records what was applied. OUTPUT is never the input; an existing OUTPUT needs --force.
+    """
+    from schedlab.simulation import require_jobs
     from schedlab.workload import transforms
+    from schedlab.workload.export import for_swf
     from schedlab.workload.load import load_workload
     from schedlab.workload.swf import write_swf
 
+    check_output(output, option="OUTPUT", force=force, inputs=[source])
     wl = load_workload(source, max_procs=procs)
+    applied: list[str] = []
+    if procs is not None:
+        applied.append(f"machine size set to {procs}")
     if drop_status:
         try:
             statuses = tuple(int(s) for s in drop_status.split(","))
         except ValueError:
             raise ConfigError("--drop-status", drop_status, "comma-separated integers") from None
         wl = transforms.clean_by_status(wl, drop=statuses)
+        applied.append(f"jobs with status {drop_status} dropped")
     if start is not None or end is not None:
         wl = transforms.time_window(
             wl, float("-inf") if start is None else start, float("inf") if end is None else end
         )
+        applied.append(f"submit times in [{start or '-inf'}, {end or 'inf'}) s kept")
     if first is not None:
         wl = transforms.first_jobs(wl, first)
+        applied.append(f"first {first} jobs kept")
     if load_factor != 1.0:
         wl = transforms.scale_load(wl, load_factor)
+        applied.append(f"load factor {load_factor:g} (submit times x 1/{load_factor:g})")
     wl = _job_attributes(wl, estimates, None, None)
+    if estimates is not None:
+        applied.append(f"Tsafrir estimates added where missing ({estimates})")
+    require_jobs(wl)
+    wl = for_swf(wl, source=Path(source).name, applied=applied)
     write_swf(wl, output)
     err.print(f"wrote {len(wl):,} jobs to {output}")
 
@@ -727,7 +958,8 @@ def main() -> None:
     try:
         app()
     except SchedlabError as exc:
-        err.print(f"schedlab: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        # plain text: rich would read `file.swf:100:` as an emoji shortcode
+        sys.stderr.write(f"schedlab: error: {_one_line(str(exc))}\n")
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("schedlab: interrupted", highlight=False)

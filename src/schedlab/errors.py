@@ -9,6 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
+def printable(text: str) -> str:
+    """``text`` with every non-printable character escaped as repr escapes it (``\\x1b``,
+    ``\\r``): user input shown in a message never steers the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class SchedlabError(Exception):
     """Base of every error schedlab raises on purpose."""
 
@@ -34,7 +42,7 @@ class WorkloadError(SchedlabError):
         if field is not None:
             what = f"field {field}: {message}"
         if value is not None:
-            what = f"{what} (got {value!r})"
+            what = f"{what} (got '{printable(str(value))}')"
         super().__init__(f"{where}: {what}")
 
 
@@ -47,7 +55,23 @@ class ConfigError(SchedlabError):
         if not isinstance(allowed, str):
             allowed = ", ".join(str(a) for a in allowed)
         self.allowed = allowed
-        super().__init__(f"invalid value {value!r} for {option}; allowed: {allowed}")
+        if value is None:  # nothing was given where something is needed
+            super().__init__(f"missing {option}: {allowed}")
+        else:
+            super().__init__(f"invalid value {value!r} for {option}; allowed: {allowed}")
+
+
+class OutputError(SchedlabError):
+    """An output file cannot be written as asked: names the option, the path and why.
+
+    Raised before anything is written: onto an input, over an existing file without
+    ``--force``, into a missing folder.
+    """
+
+    def __init__(self, option: str, path: str, message: str) -> None:
+        self.option = option
+        self.path = path
+        super().__init__(f"{option} {path}: {message}")
 
 
 class PolicyError(SchedlabError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedlab.engine.checker import CheckedPolicy, InvariantChecker
+from schedlab.engine.checker import CheckedPolicy, InvariantChecker, KernelChecker
+from schedlab.engine.durations import RIGID, Amdahl, SpeedupModel
+from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
 from schedlab.engine.protocol import Policy
 from schedlab.engine.simulator import RawRun, Simulator
-from schedlab.errors import ConfigError
+from schedlab.errors import ConfigError, WorkloadError
 from schedlab.metrics.summary import per_class, summarize
 from schedlab.metrics.timeseries import TimeSeriesObserver
+from schedlab.outputs import atomic_output
+from schedlab.platform.pool import PoolSpec
 from schedlab.schedulers.registry import make_policy
+from schedlab.workload.dependencies import Dependencies, dependencies
 from schedlab.workload.job import Workload
 from schedlab.workload.load import load_workload
 from schedlab.workload.transforms import raise_requested_to_run, scale_load
@@ -58,22 +63,32 @@ class SimulationResult:
         raw = self.raw
         started = raw.started_at
         finished = raw.finished_at
+        n = len(w)
         # time really running in the attempt that counted: suspensions and lost attempts out
         run = finished - started - raw.suspended_time - raw.wasted_time
+        # dependants are submitted when their parent ends (+ think time), not at field 2
+        submitted = w.submit_time if raw.submitted_at is None else raw.submitted_at[:n]
+        procs = w.procs if raw.alloc_procs is None else raw.alloc_procs[:n]
         columns = {
             "job_id": w.job_id,
-            "submitted_at": w.submit_time,
+            "submitted_at": submitted,
             "started_at": started,
             "finished_at": finished,
-            "wait_time": started - w.submit_time,
+            "wait_time": started - submitted,
             "run_time": run,
             "requested_time": self.requested_time,
-            "procs": w.procs,
+            "procs": procs,
             "user": w.user_id,
             "group": w.group_id,
             "queue": w.queue_id,
             "killed": raw.killed,
         }
+        if procs is not w.procs and not np.array_equal(procs, w.procs):
+            columns["requested_procs"] = w.procs  # moldable jobs got another size
+        if raw.pool is not None and raw.pool_names is not None and len(raw.pool_names) > 1:
+            columns["pool"] = np.asarray(raw.pool_names, dtype=object)[raw.pool[:n]]
+        if raw.node_power is not None and np.any(raw.node_power[:n] != 1.0):
+            columns["node_power"] = raw.node_power[:n]
         columns.update(attribute_columns(w))
         if raw.preemptions.any():
             columns["preemptions"] = raw.preemptions
@@ -143,12 +158,30 @@ def check_table_path(path: str | Path, option: str = "path") -> Path:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write ``frame`` as .csv or .parquet (chosen by the extension)."""
+    """Write ``frame`` as .csv or .parquet (chosen by the extension), whole or not at all."""
     p = check_table_path(path)
-    if p.suffix.lower() == ".csv":
-        frame.to_csv(p, index=False)
+    with atomic_output(p) as tmp:
+        if p.suffix.lower() == ".csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)
+
+
+def require_jobs(workload: Workload) -> None:
+    """WorkloadError when ``workload`` has no job: nothing to simulate, or to write.
+
+    One error for every way to get there: a file without job lines (raised by the reader),
+    a file whose jobs were all skipped, a selection or cleaning that kept none.
+    """
+    if len(workload):
+        return
+    skipped = {k: v for k, v in workload.skipped.items() if v}
+    if skipped:
+        reasons = ", ".join(f"{count:,} {reason}" for reason, count in skipped.items())
+        detail = f"every job was skipped or removed ({reasons})"
     else:
-        frame.to_parquet(p, index=False)
+        detail = "the selection (first/window/jobs) kept none, or the source has none"
+    raise WorkloadError(workload.source, f"no job to simulate: {detail}")
 
 
 def prepare_workload(
@@ -162,6 +195,41 @@ def prepare_workload(
     return workload
 
 
+ENGINES = ("auto", "inlined", "general")
+
+
+def speedup_models(
+    workload: Workload, speedup: SpeedupModel | Sequence[SpeedupModel] | None = None
+) -> list[SpeedupModel] | None:
+    """Each job's speed-up model, or None when every job is rigid.
+
+    ``speedup`` (one model for every job, or one per job) wins; otherwise a job with a
+    ``parallel_fraction`` attribute (not NaN) is moldable under Amdahl's law.
+    """
+    n = len(workload)
+    if speedup is not None:
+        if isinstance(speedup, SpeedupModel):
+            return [speedup] * n
+        models = list(speedup)
+        if len(models) != n or not all(isinstance(m, SpeedupModel) for m in models):
+            raise ConfigError("speedup", f"{len(models)} values", f"{n} speed-up models")
+        return models
+    fraction = workload.attributes.get("parallel_fraction")
+    if fraction is None or bool(np.all(np.isnan(fraction))):
+        return None
+    cache: dict[float, SpeedupModel] = {}
+    out: list[SpeedupModel] = []
+    for value in fraction.tolist():
+        if value != value:
+            out.append(RIGID)
+        else:
+            model = cache.get(value)
+            if model is None:
+                model = cache[value] = Amdahl(value)
+            out.append(model)
+    return out
+
+
 def simulate(
     workload: Workload | str | Path,
     policy: str | Policy = "easy",
@@ -172,6 +240,8 @@ def simulate(
     check: bool = False,
     timeseries: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    engine: str = "auto",
+    speedup: SpeedupModel | Sequence[SpeedupModel] | None = None,
     **params: Any,
 ) -> SimulationResult:
     """Replay ``workload`` (a Workload, an SWF path or a model spec) through ``policy``.
@@ -179,8 +249,16 @@ def simulate(
     ``procs`` overrides the machine size; ``params`` configure the policy by name (e.g.
     ``backfill_order="sjf"`` for EASY). ``check`` turns on the invariant checker;
     ``timeseries`` records queue length and busy processors; ``progress(ended, jobs)`` is
-    called now and then during long runs.
+    called now and then during long runs. ``speedup`` makes jobs moldable (one
+    `engine.durations` model for all, or one per job; see `speedup_models`).
+
+    ``engine``: "inlined" is the single-cluster loop of `engine.simulator` (rigid jobs, no
+    dependants); "general" the kernel of `engine.kernel` (one pool here); "auto" takes the
+    inlined loop whenever the workload allows it. Both give the same results where both
+    apply.
     """
+    if engine not in ENGINES:
+        raise ConfigError("engine", engine, ENGINES)
     if not isinstance(workload, Workload):
         workload = load_workload(workload, max_procs=procs)
     elif procs is not None and procs != workload.max_procs:
@@ -192,10 +270,13 @@ def simulate(
             skipped=workload.skipped,
             attributes=workload.attributes,
         )
-    if not (
-        isinstance(load_factor, (int, float)) and load_factor > 0 and math.isfinite(load_factor)
-    ):
+    try:
+        valid = isinstance(load_factor, (int, float)) and 0 < load_factor < math.inf
+    except OverflowError:  # an int too large for a float
+        valid = False
+    if not valid:
         raise ConfigError("load_factor", load_factor, "a finite number > 0")
+    require_jobs(workload)
     clock = time.perf_counter()
     workload = prepare_workload(workload, load_factor=load_factor, kill_on_overrun=kill_on_overrun)
     if isinstance(policy, str):
@@ -206,22 +287,64 @@ def simulate(
             raise ConfigError("params", sorted(params), "none when a policy instance is given")
         instance = policy
         name = policy.name
-    requested = workload.requested_time
+    models = speedup_models(workload, speedup)
+    deps = dependencies(workload)
+    general = models is not None or deps.count > 0
+    if engine == "inlined" and general:
+        raise ConfigError(
+            "engine",
+            engine,
+            "general or auto: this workload has moldable jobs or dependants",
+        )
     observers: list[Any] = []
     series = TimeSeriesObserver() if timeseries else None
     if series is not None:
         observers.append(series)
+    if general or engine == "general":
+        raw, extra = _run_general(
+            workload, instance, models, deps, kill_on_overrun, check, observers, progress
+        )
+    else:
+        raw, extra = _run_inlined(workload, instance, kill_on_overrun, check, observers, progress)
+    return SimulationResult(
+        workload=workload,
+        policy=name,
+        params=dict(params),
+        raw=raw,
+        requested_time=workload.requested_time,
+        load_factor=load_factor,
+        kill_on_overrun=kill_on_overrun,
+        timeseries_columns=series.columns() if series is not None else None,
+        extra_columns=extra,
+        wall_time=time.perf_counter() - clock,
+    )
+
+
+def _policy_columns(instance: Any) -> dict[str, np.ndarray]:
+    columns = getattr(instance, "job_columns", None)
+    return columns() if callable(columns) else {}
+
+
+def _run_inlined(
+    workload: Workload,
+    instance: Policy,
+    kill_on_overrun: bool,
+    check: bool,
+    observers: list[Any],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[RawRun, dict[str, np.ndarray]]:
+    """The single-cluster loop (engine.simulator): rigid jobs, no dependants."""
     checker = None
     engine_policy: Policy = instance
     if check:
         checked = CheckedPolicy(instance)
         checker = InvariantChecker(checked)
-        observers.append(checker)
+        observers = [*observers, checker]
         engine_policy = checked
     sim = Simulator(
         submit_at=workload.submit_time.tolist(),
         run_time=workload.run_time.tolist(),
-        requested_time=requested.tolist(),
+        requested_time=workload.requested_time.tolist(),
         procs=workload.procs.tolist(),
         user=workload.user_id.tolist(),
         total_procs=workload.max_procs,
@@ -234,19 +357,82 @@ def simulate(
     raw = sim.run()
     if checker is not None:
         checker.audit(sim, raw)
-    extra: dict[str, np.ndarray] = {}
-    columns = getattr(instance, "job_columns", None)
-    if callable(columns):
-        extra = columns()
-    return SimulationResult(
-        workload=workload,
-        policy=name,
-        params=dict(params),
-        raw=raw,
-        requested_time=requested,
-        load_factor=load_factor,
-        kill_on_overrun=kill_on_overrun,
-        timeseries_columns=series.columns() if series is not None else None,
-        extra_columns=extra,
-        wall_time=time.perf_counter() - clock,
+    return raw, _policy_columns(instance)
+
+
+def _run_general(
+    workload: Workload,
+    instance: Policy,
+    models: list[SpeedupModel] | None,
+    deps: Dependencies,
+    kill_on_overrun: bool,
+    check: bool,
+    observers: list[Any],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[RawRun, dict[str, np.ndarray]]:
+    """The general kernel with one pool of the machine's processors (power 1), every job
+    delivered straight to it."""
+    specs = JobSpecs.rigid(
+        submit_at=workload.submit_time.tolist(),
+        run_time=workload.run_time.tolist(),
+        requested_time=workload.requested_time.tolist(),
+        procs=workload.procs.tolist(),
+        user=workload.user_id.tolist(),
+        parent=deps.parent.tolist(),
+        think=deps.think.tolist(),
+        speedup=models,
+        attributes={k: v.tolist() for k, v in workload.attributes.items()},
     )
+    checker = KernelChecker() if check else None
+    kernel = Kernel(
+        jobs=specs,
+        pools=[(PoolSpec.cluster(workload.max_procs), instance)],
+        kill_on_overrun=kill_on_overrun,
+        observers=observers,
+        tracer=checker,
+        progress=progress,
+    )
+    run = kernel.run()
+    if checker is not None:
+        checker.audit(kernel)
+    raw = raw_run_of(run)
+    local = _policy_columns(instance)
+    return raw, to_global(local, kernel.pools[0].gids, len(workload))
+
+
+def raw_run_of(run: KernelRun) -> RawRun:
+    """The kernel's outcome in the shape of the inlined loop's (plus what only it has)."""
+    return RawRun(
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+        killed=run.killed,
+        preemptions=run.preemptions,
+        suspended_time=run.suspended_time,
+        executed_time=run.executed_work,
+        wasted_time=run.wasted_time,
+        total_procs=run.total_procs,
+        wall_time=run.wall_time,
+        instants=run.instants,
+        submitted_at=run.submitted_at,
+        alloc_procs=run.alloc_procs,
+        pool=run.pool,
+        node_power=run.node_power,
+        pool_names=run.pool_names,
+    )
+
+
+def to_global(columns: dict[str, np.ndarray], gids: Sequence[int], n: int) -> dict[str, np.ndarray]:
+    """Per-job columns a pool's policy gives by local number, by global id instead."""
+    if not columns:
+        return {}
+    index = np.asarray(gids, dtype=np.int64)
+    out = {}
+    for name, values in columns.items():
+        values = np.asarray(values)
+        if values.dtype.kind in "fc":
+            full = np.full(n, np.nan, dtype=values.dtype)
+        else:
+            full = np.empty(n, dtype=object if values.dtype.kind in "OUS" else values.dtype)
+        full[index[: len(values)]] = values[: len(index)]
+        out[name] = full
+    return out

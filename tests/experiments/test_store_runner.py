@@ -1,8 +1,11 @@
-"""The results store and the runner: atomic runs, resume, failures, lock, parallel = serial."""
+"""The results store and the runner: atomic runs, resume, failures, lock, parallel = serial,
+damaged runs named (and repaired by a sweep), seeds of any size in the catalog."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,3 +149,140 @@ def test_parallel_processes_give_the_same_bytes_as_serial(tmp_path: Path) -> Non
     with ResultStore(tmp_path / "parallel") as store:
         run_sweep(runs, store, workers=2)
     assert _files(tmp_path / "serial") == _files(tmp_path / "parallel")
+
+
+# -- damaged runs ------------------------------------------------------------------------
+SCHEDLAB = [sys.executable, "-c", "from schedlab.cli import main; main()"]
+
+
+def _cut_in_half(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _two_runs(root: Path) -> list[RunConfig]:
+    runs = _runs()[:2]
+    with ResultStore(root) as store:
+        run_sweep(runs, store, workers=1)
+    return runs
+
+
+@pytest.mark.parametrize("name", ["summary.json", "config.json", "meta.json"])
+def test_truncated_run_file_names_the_run_and_the_repair(tmp_path: Path, name: str) -> None:
+    """A run file cut short (a crash before it reached the disk) gives a ConfigError naming
+    the run and the file and saying that `schedlab sweep` repairs it, not a JSONDecodeError."""
+    runs = _two_runs(tmp_path)
+    damaged = runs[1].run_id
+    path = tmp_path / "runs" / damaged / name
+    _cut_in_half(path)
+    store = ResultStore(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        store.catalog()
+    message = str(info.value)
+    assert f"run {damaged}" in message and str(path) in message
+    assert "`schedlab sweep` on this folder again to repair it" in message
+    reader = {"summary.json": store.summary, "config.json": store.config, "meta.json": store.meta}
+    with pytest.raises(ConfigError, match=damaged):
+        reader[name](damaged)
+    store.summary(runs[0].run_id)  # the intact run still reads
+
+
+@pytest.mark.parametrize("table", ["jobs", "timeseries"])
+def test_damaged_or_missing_table_names_the_run(tmp_path: Path, table: str) -> None:
+    """A truncated or missing Parquet table of a run gives the same clear error."""
+    runs = _two_runs(tmp_path)
+    damaged = runs[0].run_id
+    path = tmp_path / "runs" / damaged / f"{table}.parquet"
+    read = getattr(ResultStore(tmp_path), table)
+    _cut_in_half(path)
+    with pytest.raises(ConfigError, match=f"run {damaged}.*repair"):
+        read(damaged)
+    path.unlink()
+    with pytest.raises(ConfigError, match=f"run {damaged}.*repair"):
+        read(damaged)
+    with pytest.raises(FileNotFoundError):  # a run that is not there is no damaged run
+        read("0123456789abcdef")
+
+
+def test_sweep_repairs_a_damaged_run(tmp_path: Path) -> None:
+    """Opening the folder for writing removes the damaged run (``repaired_runs``), the sweep
+    runs it again, and it reads as before the damage."""
+    runs = _two_runs(tmp_path)
+    damaged = runs[1].run_id
+    before = _files(tmp_path)
+    _cut_in_half(tmp_path / "runs" / damaged / "summary.json")
+    with ResultStore(tmp_path) as store:
+        assert store.repaired_runs == [damaged]
+        progress = run_sweep(runs, store, workers=1)
+    assert progress.skipped == 1 and progress.done == 1
+    assert _files(tmp_path) == before
+    assert len(ResultStore(tmp_path).catalog()) == 2
+
+
+def test_damaged_failure_record_is_named_and_cleared_by_a_sweep(tmp_path: Path) -> None:
+    """A failure record cut short: named on reading; the next sweep drops it (the failed
+    run is run again anyway)."""
+    run = RunConfig(workload="/no/such/trace.swf", policy="easy")
+    with ResultStore(tmp_path) as store:
+        run_sweep([run], store, workers=1)
+    path = tmp_path / "failed" / f"{run.run_id}.json"
+    _cut_in_half(path)
+    with pytest.raises(ConfigError, match=f"run {run.run_id}"):
+        ResultStore(tmp_path).catalog()
+    with ResultStore(tmp_path):
+        assert not path.exists()
+
+
+def test_results_and_report_name_the_damaged_run(tmp_path: Path) -> None:
+    """`schedlab results` (table and --json) and `schedlab report` on a folder with a
+    truncated summary.json: exit code 2 and one line naming the run, no traceback."""
+    runs = _two_runs(tmp_path / "out")
+    damaged = runs[0].run_id
+    _cut_in_half(tmp_path / "out" / "runs" / damaged / "summary.json")
+    commands = [
+        ["results", str(tmp_path / "out")],
+        ["results", str(tmp_path / "out"), "--json"],
+        ["report", str(tmp_path / "out"), "-o", str(tmp_path / "report.html")],
+    ]
+    for command in commands:
+        result = subprocess.run(
+            [*SCHEDLAB, *command], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert result.returncode == 2, (command, result.stderr)
+        assert damaged in result.stderr and "schedlab sweep" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+# -- big seeds ---------------------------------------------------------------------------
+def test_catalog_keeps_seeds_beyond_int64_as_strings(tmp_path: Path) -> None:
+    """A seed above 2**63 - 1 (any Python int is a seed) no longer breaks the catalog: the
+    seed column is written as decimal strings, every digit kept."""
+    big = 2**64 + 5
+    runs = [
+        RunConfig(workload="lublin:jobs=100,procs=32", policy="easy", seed=seed)
+        for seed in (1, big)
+    ]
+    with ResultStore(tmp_path) as store:
+        progress = run_sweep(runs, store, workers=1)
+    assert progress.done == 2 and progress.failed == 0
+    import pandas as pd
+
+    catalog = pd.read_parquet(tmp_path / "catalog.parquet")
+    assert sorted(catalog["seed"]) == sorted(["1", str(big)])
+    assert sorted(ResultStore(tmp_path).catalog()["seed"]) == [1, big]
+
+
+def test_int_columns_beyond_int64_become_strings() -> None:
+    """int64 bounds stay int64; one value beyond (either side) turns the column to strings."""
+    import pyarrow as pa
+
+    from schedlab.experiments.arrow import python_array
+
+    edge = python_array([2**63 - 1, None, -(2**63)])
+    assert edge.type == pa.int64() and edge.to_pylist() == [2**63 - 1, None, -(2**63)]
+    over = python_array([1, None, 2**63])
+    assert over.type == pa.string() and over.to_pylist() == ["1", None, str(2**63)]
+    under = python_array([-(2**63) - 1, 2])
+    assert under.to_pylist() == [str(-(2**63) - 1), "2"]
+    mixed = python_array([0.5, 2**70])
+    assert mixed.type == pa.string() and mixed.to_pylist() == ["0.5", str(2**70)]

@@ -447,6 +447,10 @@ def test_random_rows_survive_write_then_read(
     fields = np.array([values for values, _, _ in rows], dtype=np.float64)
     fields[:, F["run_time"]] = [run for _, run, _ in rows]
     fields[:, F["allocated_procs"]] = [procs for _, _, procs in rows]
+    # The reader's ranges: integer job ids below 2**53, times within 1e15 s.
+    fields[:, F["job_id"]] = np.trunc(np.clip(fields[:, F["job_id"]], -(2.0**52), 2.0**52))
+    fields[:, F["submit_time"]] = np.clip(fields[:, F["submit_time"]], -1e15, 1e15)
+    fields[:, F["requested_time"]] = np.minimum(fields[:, F["requested_time"]], 1e15)
     header = [text for text in header if "MaxProcs" not in text and "MaxNodes" not in text]
     widest = int(fields[:, F["allocated_procs"]].max())
     max_procs = None if extra_procs is None else widest + extra_procs

@@ -11,11 +11,12 @@ was not killed ran exactly its run time, summed over its suspensions).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from schedlab.engine.decisions import Decision, Kill, Start, Suspend
+from schedlab.engine.events import JobState
 from schedlab.engine.protocol import ClusterView, Policy
 from schedlab.errors import InvariantError
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from schedlab.engine.simulator import RawRun, Simulator
 
 _EPS = 1e-6
+_DONE_STATE = int(JobState.DONE)
 
 
 class CheckedPolicy:
@@ -130,3 +132,125 @@ class InvariantChecker:
                 )
         if math.isnan(float(np.sum(raw.finished_at))):
             raise InvariantError("a job never ended")
+
+
+class KernelChecker:
+    """Invariants of the general kernel (pools, node groups, dependants, actors).
+
+    Live, after every instant: in every pool and node group, processors in use plus free
+    ones equal the group's count and none is negative. At the end, on the recorded
+    occupancy intervals and run segments: never more processors in use than a group has at
+    any time (nodes held after an end, mu_env, included); a job only on its pool's groups;
+    no start before release; a dependant never starts before its parent ended plus its think
+    time; each job ends exactly once; no run segment longer than its pool's t_max allows;
+    every duration is the model's value for the processors and power given, so that work is
+    conserved across suspensions and evictions (a completed job did exactly its work, in work
+    units, over the segments of its last attempt; a killed one no more).
+    """
+
+    def __init__(self) -> None:
+        self.in_use: dict[tuple[int, int], int] = {}
+        self.intervals: list[tuple[int, int, float, float, int]] = []  # pool, group, from, to, k
+        self._alloc_at: dict[int, float] = {}
+        self.work: dict[int, float] = {}  # work units of the current attempt, per job
+        self.segments: dict[int, list[tuple[float, float]]] = {}
+        self.pool_time: dict[tuple[int, int], float] = {}  # (job, pool) -> seconds run
+
+    # -- hooks the kernel calls ---------------------------------------------------------
+    def allocated(
+        self, j: int, pool: int, groups: list[tuple[int, int]], now: float, k: Any
+    ) -> None:
+        counts = k.pools[pool].counts
+        for g, n in groups:
+            if not 0 <= g < len(counts) or n <= 0:
+                raise InvariantError(f"job {j} got {n} processors of group {g} of pool {pool}")
+            self.in_use[(pool, g)] = self.in_use.get((pool, g), 0) + n
+        self._alloc_at[j] = now
+
+    def released(
+        self, j: int, pool: int, groups: list[tuple[int, int]], now: float, k: Any
+    ) -> None:
+        start = self._alloc_at.pop(j)
+        for g, n in groups:
+            self.in_use[(pool, g)] -= n
+            self.intervals.append((pool, g, start, now, n))
+
+    def requeued(self, j: int, k: Any) -> None:
+        self.work[j] = 0.0
+
+    def segment(self, j: int, start: float, end: float, k: Any) -> None:
+        if end < start:
+            raise InvariantError(f"job {j}: a run segment from {start} to {end}")
+        self.segments.setdefault(j, []).append((start, end))
+        if k._open_ended[j]:
+            return
+        q = k.alloc_procs[j]
+        expected = k._model[j].time_factor(q) / k.node_power[j]
+        if abs(k._factor[j] - expected) > _EPS * expected:
+            raise InvariantError(
+                f"job {j} ran at {k._factor[j]} s per work unit on {q} processors of power "
+                f"{k.node_power[j]}; its model gives {expected}"
+            )
+        self.work[j] = self.work.get(j, 0.0) + (end - start) / expected
+        if k._host[j] < 0:
+            key = (j, k.where[j])
+            spent = self.pool_time.get(key, 0.0) + end - start
+            self.pool_time[key] = spent
+            t_max = k.pools[k.where[j]].t_max
+            if spent > t_max * (1 + _EPS) + _EPS:
+                raise InvariantError(f"job {j} ran {spent} s in a pool whose t_max is {t_max}")
+
+    def after_instant(self, now: float, k: Any) -> None:
+        for pool in k.pools:
+            for g, (count, free) in enumerate(zip(pool.counts, pool.free)):
+                used = self.in_use.get((pool.index, g), 0)
+                if free < 0 or used > count or used + free != count:
+                    raise InvariantError(
+                        f"t={now}: pool {pool.name!r} group {g}: {used} processors in use and "
+                        f"{free} free of {count}"
+                    )
+
+    # -- the end ------------------------------------------------------------------------
+    def audit(self, k: Any) -> None:
+        by_group: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
+        for pool, g, start, end, n in self.intervals:
+            by_group.setdefault((pool, g), []).append((start, end, n))
+        for (pool, g), spans in by_group.items():
+            times = np.array([s[1] for s in spans] + [s[0] for s in spans])
+            deltas = np.array([-s[2] for s in spans] + [s[2] for s in spans], dtype=np.int64)
+            order = np.lexsort((deltas, times))
+            worst = int(np.cumsum(deltas[order]).max())
+            count = k.pools[pool].counts[g]
+            if worst > count:
+                raise InvariantError(
+                    f"pool {k.pools[pool].name!r} group {g}: {worst} processors in use at once "
+                    f"of {count}"
+                )
+        if k.done != len(k.state):
+            raise InvariantError(f"{k.done} job ends counted for {len(k.state)} jobs")
+        for j in range(len(k.state)):
+            if k.state[j] != _DONE_STATE:
+                raise InvariantError(f"job {j} never ended")
+            if not k.started_at[j] >= k.submitted_at[j]:
+                raise InvariantError(
+                    f"job {j} started at {k.started_at[j]} before its release {k.submitted_at[j]}"
+                )
+            if not k.finished_at[j] >= k.started_at[j]:
+                raise InvariantError(f"job {j} ended before it started")
+            parent = k.specs.parent[j] if j < k.n else -1
+            if parent >= 0:
+                ready = k.finished_at[parent] + max(k._think[j], 0.0)
+                if k.submitted_at[j] < ready - _EPS * max(1.0, abs(ready)):
+                    raise InvariantError(
+                        f"job {j} was released at {k.submitted_at[j]}, before its parent "
+                        f"{parent} ended (+ think time) at {ready}"
+                    )
+            if k._open_ended[j]:
+                continue
+            done = self.work.get(j, 0.0)
+            work = k._work[j]
+            tol = _EPS * max(1.0, work)
+            if not k.killed[j] and abs(done - work) > tol:
+                raise InvariantError(f"job {j}: work not conserved, did {done} of its {work}")
+            if k.killed[j] and done > work + tol:
+                raise InvariantError(f"job {j}: did {done} work units, more than its {work}")

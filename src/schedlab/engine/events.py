@@ -33,8 +33,10 @@ class EventKind(IntEnum):
 class JobState(IntEnum):
     """Life cycle of a job inside one simulation."""
 
-    PENDING = 0  # not yet submitted
-    WAITING = 1  # submitted, never started
+    PENDING = 0  # not yet submitted (released)
+    WAITING = 1  # submitted, never started (in a pool: admitted to its queue)
     RUNNING = 2
     SUSPENDED = 3  # preempted, waits to resume (or restart, under requeue)
     DONE = 4
+    RELEASED = 5  # (kernel) released to an actor, or handed back by Evict: not in a pool
+    TRANSIT = 6  # (kernel) dispatched: travelling to a pool or within its receive delay

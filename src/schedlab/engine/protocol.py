@@ -1,8 +1,11 @@
 """What a cluster policy sees (ClusterView) and what it must provide (Policy).
 
-The view holds plain Python lists indexed by job (position in the submit-ordered workload):
-list indexing is the cheapest lookup Python has, and the hot loops of the policies do little
-else. Policies read the view; only the engine writes it.
+The view holds plain Python lists indexed by job (position in the submit-ordered workload,
+or, inside a pool, the order in which jobs reached the pool: append-only local numbering).
+List indexing is the cheapest lookup Python has, and the hot loops of the policies do little
+else. Policies read the view; only the engine writes it. Inside a pool the lists grow as jobs
+arrive, so a policy keeps references to them (never copies) and grows its own per-job state
+in ``on_submit``.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
 from schedlab.engine.decisions import Decision
+from schedlab.engine.durations import RIGID, SpeedupModel
 
 
 @dataclass(eq=False)
@@ -36,10 +40,25 @@ class ClusterView:
     kill_on_overrun: bool = True
     # Per-job attributes beyond SWF (``Workload.ATTRIBUTES``), e.g. ``deadline_time``.
     attributes: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    # Per-job speed-up model (`engine.durations`); None: every job is rigid.
+    speedup: Sequence[SpeedupModel] | None = None
 
     @property
     def jobs(self) -> int:
         return len(self.submit_at)
+
+    def is_moldable(self, job: int) -> bool:
+        """True when ``job`` may be started on another processor count than ``procs[job]``."""
+        return self.speedup is not None and self.speedup[job] is not RIGID
+
+    def time_on(self, job: int, procs: int) -> float:
+        """Requested time of ``job`` on ``procs`` processors (s): the model's, never computed
+        by a policy. ``requested_time[job]`` is the time on ``self.procs[job]``."""
+        if self.speedup is None:
+            return self.requested_time[job]
+        model = self.speedup[job]
+        own = model.time_factor(self.procs[job])
+        return self.requested_time[job] * model.time_factor(procs) / own
 
 
 @runtime_checkable

@@ -63,6 +63,13 @@ class RawRun:
     total_procs: int
     wall_time: float
     instants: int
+    # from the general kernel (engine.kernel); None from this loop, where they are the
+    # workload's submit times and sizes, one pool, power 1
+    submitted_at: np.ndarray | None = None  # release: dependants at their parent's end + think
+    alloc_procs: np.ndarray | None = None  # processors actually allocated
+    pool: np.ndarray | None = None  # pool index of each job
+    node_power: np.ndarray | None = None  # slowest node power it ran on
+    pool_names: list[str] | None = None
 
 
 class Simulator:

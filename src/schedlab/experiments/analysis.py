@@ -13,7 +13,10 @@ Decisions a user can rely on:
 
 * **Interval.** ``mean ± t_{(1+c)/2, n-1} · s / sqrt(n)``, with ``s`` the sample standard
   deviation (ddof = 1) of the n values (one per seed, or one per batch) and c the confidence
-  level. With fewer than 2 values there is no interval: the half-width is NaN.
+  level. With fewer than 3 values (`MIN_INTERVAL_N`) there is no interval: the half-width is
+  NaN. Two values give one degree of freedom, whose 95 % t quantile is 12.7: the "interval"
+  would mostly say that two numbers differ, and it reads as a result (``0.40 ± 2.06`` for a
+  utilization). Every displayed cell shows its n beside it.
 * **Batch means.** A run's per-job table (submit order, so a batch is B consecutive
   submissions, SPEC section 2) is cut into batches of B jobs (default 5000); a trailing
   partial batch is dropped, so the batch-means point estimate (the mean over batches) can
@@ -56,6 +59,7 @@ import numpy as np
 
 from schedlab.errors import ConfigError
 from schedlab.metrics.summary import SUMMARY_KEYS, summarize
+from schedlab.outputs import write_atomic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,6 +87,7 @@ __all__ = [
 
 DEFAULT_METRICS: tuple[str, ...] = ("mean_wait_time", "mean_bounded_slowdown", "utilization")
 DEFAULT_BATCH_SIZE = 5000  # jobs per batch (PPS paper, SPEC section 2)
+MIN_INTERVAL_N = 3  # fewer values than this: no interval (module docstring)
 METHODS = ("auto", "seeds", "batch")
 # Metrics whose per-batch values estimate the whole run's (means and rates).
 BATCH_METRICS: tuple[str, ...] = (
@@ -116,7 +121,7 @@ _NOT_PER_BATCH = ("skipped", "procs", "wall_time")
 class Estimate:
     """A mean and the half-width of its confidence interval over ``n`` values.
 
-    ``half_width`` is NaN when ``n < 2``; ``mean`` is NaN when ``n == 0``.
+    ``half_width`` is NaN when ``n < MIN_INTERVAL_N``; ``mean`` is NaN when ``n == 0``.
     """
 
     mean: float
@@ -161,7 +166,7 @@ def _t_interval(values: np.ndarray, confidence: float) -> Estimate:
     if n == 0:
         return Estimate(math.nan, math.nan, 0, confidence)
     mean = float(values.mean())
-    if n < 2:
+    if n < MIN_INTERVAL_N:
         return Estimate(mean, math.nan, n, confidence)
     try:
         from scipy.stats import t
@@ -194,7 +199,7 @@ def batch_means(
     ``values`` are per-job values in submit order; they are cut into consecutive batches of
     ``batch_size``; a trailing partial batch is dropped. The estimate is the mean of the
     batch means and a Student t interval over them (``n`` = number of full batches; fewer
-    than 2 batches: half-width NaN; none: mean NaN too).
+    than `MIN_INTERVAL_N` batches: half-width NaN; none: mean NaN too).
     """
     batch_size = _check_batch_size(batch_size)
     confidence = _check_confidence(confidence)
@@ -376,15 +381,20 @@ def _decimals(mean: float, half_width: float, significant: int) -> int:
     return max(0, min(6, significant - 1 - math.floor(math.log10(ref))))
 
 
-def format_estimate(mean: float, half_width: float, significant: int = 4) -> str:
+def format_estimate(
+    mean: float, half_width: float, significant: int = 4, n: int | None = None
+) -> str:
     """``"12.35 ± 0.41"``: the mean to ``significant`` digits (at most 6 decimals), the
-    half-width with as many decimals; ``"12.35"`` without an interval; ``"n/a"`` for NaN."""
+    half-width with as many decimals; ``"12.35"`` without an interval; ``"n/a"`` for NaN.
+    With ``n`` >= 2, `` (n=N)`` follows: how many seeds or batches the cell stands on."""
     if mean is None or not math.isfinite(mean):
         return "n/a"
     d = _decimals(mean, half_width, significant)
     text = f"{mean:.{d}f}"
     if half_width is not None and math.isfinite(half_width):
         text += f" ± {half_width:.{d}f}"
+    if n is not None and n >= 2:
+        text += f" (n={n})"
     return text
 
 
@@ -436,9 +446,14 @@ class ComparisonTable:
     def _cells(self, metric: str) -> dict[tuple[str, float, str], str]:
         sub = self.data[self.data["metric"] == metric]
         return {
-            (w, float(lf), p): format_estimate(float(m), float(h))
-            for w, lf, p, m, h in zip(
-                sub["workload"], sub["load_factor"], sub["policy"], sub["mean"], sub["half_width"]
+            (w, float(lf), p): format_estimate(float(m), float(h), n=int(n))
+            for w, lf, p, m, h, n in zip(
+                sub["workload"],
+                sub["load_factor"],
+                sub["policy"],
+                sub["mean"],
+                sub["half_width"],
+                sub["n"],
             )
         }
 
@@ -471,7 +486,7 @@ class ComparisonTable:
         text: str = self.data.to_csv(index=False)
         if path is None:
             return text
-        Path(path).write_text(text)
+        write_atomic(path, text.encode())
         return None
 
     # -- text -----------------------------------------------------------------------------
@@ -497,7 +512,15 @@ class ComparisonTable:
                     "whole-run value, no interval (a single run, or runs shorter than a batch)"
                 )
         how = "; ".join(parts) if parts else "no finished runs"
-        return f"mean ± half-width of the {pct} Student t confidence interval: {how}."
+        text = f"mean ± half-width of the {pct} Student t confidence interval: {how}."
+        few = sub[(sub["method"] != "single") & (sub["n"] < MIN_INTERVAL_N)]
+        if not few.empty:
+            text += (
+                f" Cells with n < {MIN_INTERVAL_N} show the mean alone: with so few values the "
+                "interval would be wider than anything it could tell (run more seeds, or use "
+                "smaller batches)."
+            )
+        return text
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown: per metric, a ``###`` heading, a note, and a table
@@ -560,7 +583,9 @@ def _latex_cell(cell: str) -> str:
         return "--"
     if cell == "n/a":
         return cell
-    return "$" + cell.replace(" ± ", " \\pm ") + "$"
+    value, _, n = cell.partition(" (n=")
+    math_text = "$" + value.replace(" ± ", " \\pm ") + "$"
+    return f"{math_text} ($n={n[:-1]}$)" if n else math_text
 
 
 @dataclass

@@ -4,6 +4,10 @@ pyarrow imports pandas (0.3-0.5 s) the first time it converts a numpy array or a
 only to check whether the object is a pandas one. Results of small runs are written in far
 less time than that, so the store builds Arrow arrays from raw buffers instead: the bytes
 are the same, the import never happens.
+
+A list column holding an integer beyond int64 (a seed may be any Python int) becomes a
+column of decimal strings, every value of it, so that no digit is lost and the column keeps
+one type.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+_INT64 = np.iinfo(np.int64)
 
 
 def _validity(present: np.ndarray) -> Any:
@@ -53,6 +59,10 @@ def python_array(values: Sequence[Any]) -> Any:
     kinds = {type(v) for v in values if v is not None}
     if not kinds:
         return pa.nulls(n)
+    if int in kinds and any(
+        type(v) is int and not _INT64.min <= v <= _INT64.max for v in values
+    ):  # beyond int64 (and float64 would round it): decimal strings, whole column
+        return python_array([None if v is None else str(v) for v in values])
     if kinds <= {str}:
         encoded = [v.encode() if v is not None else b"" for v in values]
         offsets = np.zeros(n + 1, dtype=np.int32)

@@ -4,15 +4,25 @@
 raises (a failure comes back as an outcome with the error), importable by name so Dask
 workers on other machines can run it. Outcomes travel back to the client, which alone
 writes the results folder: workers need no access to it.
+
+Stopping: SIGINT (Ctrl-C) and SIGTERM stop a sweep in order (``SweepInterrupted``): worker
+processes are ended, the finished runs and the catalog stay, the lock is released; only the
+runs in flight are lost, and run again on resume. Local workers ignore SIGINT (a Ctrl-C
+reaches the whole process group; the parent decides) and die with their parent, even when it
+is killed outright (SIGKILL), instead of running on with nobody to take their results.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from multiprocessing import get_context
@@ -24,6 +34,22 @@ from schedlab.experiments.config import RunConfig
 from schedlab.experiments.store import ResultStore, RunOutcome
 
 EXECUTORS = ("local", "dask")
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_WORKER_STOP_TIME = 3.0  # s a worker gets to die of SIGTERM before SIGKILL
+_PARENT_POLL_TIME = 0.5  # s between checks that the parent lives (where prctl is missing)
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A signal (SIGTERM) stopped the sweep; finished runs are kept, those in flight lost.
+
+    A KeyboardInterrupt, like the Ctrl-C it stands beside: a run's own ``except Exception``
+    cannot swallow it, and code that handles Ctrl-C handles it too. ``signum`` gives the
+    conventional exit status, 128 + signum (143 for SIGTERM).
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
 
 
 @lru_cache(maxsize=4)
@@ -45,7 +71,7 @@ def _generate(name: str, params: tuple[tuple[str, Any], ...]) -> Any:
 def build_workload(run: RunConfig, base_dir: str | None) -> Any:
     """The workload of a run: model (seeded) or trace, then its transforms in order."""
     from schedlab.experiments.sweep import apply_transforms, resolve_workload
-    from schedlab.workload.load import is_model_spec, parse_model_spec
+    from schedlab.workload.load import SIZE_KEYS, is_model_spec, parse_model_spec
 
     source = resolve_workload(run.workload, base_dir or ".")
     if is_model_spec(source):
@@ -53,7 +79,7 @@ def build_workload(run: RunConfig, base_dir: str | None) -> Any:
         if run.seed is not None:
             params["seed"] = run.seed  # the run's seed seeds the model
         if run.procs is not None:
-            params["procs"] = run.procs
+            params[SIZE_KEYS[name]] = run.procs
         workload = _generate(name, tuple(sorted(params.items())))
     else:
         workload = _read_trace(source, run.procs)
@@ -140,7 +166,8 @@ def run_sweep(
 
     ``executor``: "local" (a pool of processes, ``workers`` of them, default all cores) or
     "dask" (``dask_address`` "local" for a LocalCluster, or a scheduler address such as
-    tcp://host:8786). Interrupting (Ctrl-C) loses only the runs in flight.
+    tcp://host:8786). Interrupting (Ctrl-C: KeyboardInterrupt; SIGTERM, in the main thread:
+    SweepInterrupted) loses only the runs in flight; the catalog is written either way.
     """
     if executor not in EXECUTORS:
         raise ConfigError("executor", executor, EXECUTORS)
@@ -161,24 +188,52 @@ def run_sweep(
         if on_change:
             on_change(progress)
 
-    try:
-        if pending:
-            labels = policy_labels or {}
-            configs = [
-                {
-                    **r.to_dict(),
-                    "label": r.workload_label,
-                    "policy_label": labels.get(r.run_id, r.policy),
-                }
-                for r in pending
-            ]
-            if executor == "local":
-                _run_local(configs, base_dir, workers, record)
-            else:
-                _run_dask(configs, base_dir, workers, dask_address or "local", record)
-    finally:
-        store.write_catalog()
+    with _stop_on_sigterm():
+        try:
+            if pending:
+                labels = policy_labels or {}
+                configs = [
+                    {
+                        **r.to_dict(),
+                        "label": r.workload_label,
+                        "policy_label": labels.get(r.run_id, r.policy),
+                    }
+                    for r in pending
+                ]
+                if executor == "local":
+                    _run_local(configs, base_dir, workers, record)
+                else:
+                    _run_dask(configs, base_dir, workers, dask_address or "local", record)
+        finally:
+            store.write_catalog()
     return progress
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises SweepInterrupted in the main thread (as SIGINT raises KeyboardInterrupt)
+    so that the sweep stops in order; the previous handler is back afterwards, and from the
+    first SIGTERM on: a second one during the clean-up acts as it did before (by default, it
+    kills). Signals can only be handled in the main thread, and one ignored stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        yield
+        return
+    if previous is None:  # a handler not set from Python cannot be put back: the default is
+        previous = signal.SIG_DFL
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, previous)
+        raise SweepInterrupted(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _context() -> Any:
@@ -190,6 +245,103 @@ def _context() -> Any:
     if "fork" in multiprocessing.get_all_start_methods():
         return get_context("fork")
     return get_context("spawn")
+
+
+@contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while workers are forked: a worker then meets them only once
+    its initializer has set what they do (no half-started worker dying with a traceback).
+    Held signals arrive, in the parent too, when this ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _set_parent_death_signal() -> bool:
+    """Have the kernel SIGKILL this process when its parent dies (Linux prctl
+    PR_SET_PDEATHSIG); False where that is not available. The parent is the thread that
+    forked, the main thread here (a fork pool starts its workers in the submitting thread),
+    which lives as long as the sweep."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)) == 0  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
+        return False
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Where no parent-death signal exists: exit as soon as the parent is gone (an orphan
+    gets a new parent pid)."""
+    while True:
+        time.sleep(_PARENT_POLL_TIME)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Pool initializer, run in each worker before any run: die with the parent, leave SIGINT
+    to the parent, die of SIGTERM (the handler the parent had when it forked is not ours)."""
+    if not _set_parent_death_signal():
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    if os.getppid() != parent_pid:  # the parent died before the signal was set
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the worker processes now (SIGTERM, SIGKILL after _WORKER_STOP_TIME): runs in
+    flight are abandoned. ``_processes`` is private, but ProcessPoolExecutor has no public
+    way to end its workers before Python 3.14, and shutdown() waits for their runs."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    with _stop_signals_blocked():  # every worker told, however often Ctrl-C is pressed
+        for process in processes:
+            process.terminate()
+    deadline = time.monotonic() + _WORKER_STOP_TIME
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of worker processes that die with this process and never outlive an error or
+    an interrupt: on any exception (Ctrl-C included) they are stopped at once. Submit
+    through `submit_all`, which holds SIGINT and SIGTERM while workers are forked."""
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_context(),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
+    try:
+        yield pool
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def submit_all(
+    pool: ProcessPoolExecutor, fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]
+) -> list[Future[Any]]:
+    """``fn(*task)`` for every task on ``pool`` (workers are forked at the first submit)."""
+    with _stop_signals_blocked():
+        return [pool.submit(fn, *task) for task in tasks]
 
 
 def _run_local(
@@ -205,19 +357,12 @@ def _run_local(
         for config in configs:
             record(execute_run(config, base_dir))
         return
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(configs)), mp_context=_context())
-    try:
-        futures: set[Future[RunOutcome]] = {
-            pool.submit(execute_run, config, base_dir) for config in configs
-        }
+    with worker_pool(min(workers, len(configs))) as pool:
+        futures = set(submit_all(pool, execute_run, ((c, base_dir) for c in configs)))
         while futures:
             finished, futures = wait(futures, return_when=FIRST_COMPLETED)
             for future in finished:
                 record(future.result())
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
 
 
 def _run_dask(
@@ -233,25 +378,26 @@ def _run_dask(
         raise ConfigError(
             "--dask", address, "an install with Dask: pip install 'schedlab[dist]'"
         ) from None
-    cluster = None
-    if address == "local":
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-    else:
-        if not address.startswith(("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")):
-            raise ConfigError(
-                "--dask", address, "local, or a scheduler address like tcp://HOST:8786"
+    schemes = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+    if address != "local" and not address.startswith(schemes):
+        raise ConfigError("--dask", address, "local, or a scheduler address like tcp://HOST:8786")
+    cluster: Any = None
+    client: Any = None
+    try:  # whatever stops the sweep (SIGTERM, Ctrl-C, an error), the cluster goes with it
+        if address == "local":
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
             )
-        try:
-            client = Client(address, timeout="10s")
-        except OSError as exc:
-            raise ConfigError("--dask", address, f"a reachable Dask scheduler ({exc})") from None
-    try:
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout="10s")
+            except OSError as exc:
+                reason = f"a reachable Dask scheduler ({exc})"
+                raise ConfigError("--dask", address, reason) from None
         futures = [
             client.submit(
                 execute_run,
@@ -265,6 +411,7 @@ def _run_dask(
         for future in as_completed(futures):
             record(future.result())
     finally:
-        client.close()
+        if client is not None:
+            client.close()  # a scheduler forgets the runs no client waits for any more
         if cluster is not None:
             cluster.close()

@@ -44,7 +44,9 @@ Decisions a user can rely on:
   ``("first_jobs", {"n": N})``; ``estimates = {seed = 1, ...}`` (Tsafrir model
   parameters) -> ``("add_estimates", {...})``; ``non_priority = {every = 3, deadline = "a"}``
   (or ``fraction`` and ``seed``; deadline ``"a"``, ``"b"`` or seconds) ->
-  ``("mark_non_priority", {...})``; ``deadlines = "table.csv"`` (absolute deadlines by
+  ``("mark_non_priority", {...})``; ``moldable = {pi = 0.9}`` (or with ``fraction``
+  and ``seed``: jobs made moldable under Amdahl's law) -> ``("make_moldable", {...})``;
+  ``deadlines = "table.csv"`` (absolute deadlines by
   job id; stored as an absolute path) -> ``("deadlines_from_table", {"path": ...})``;
   ``jobs = [start, end]`` (positions, 0-based, end excluded: one batch of the jobs the
   previous transforms left) -> ``("job_range", {...})``. The
@@ -66,13 +68,12 @@ Decisions a user can rely on:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import math
 import os
 import re
 import sys
-import types
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,13 +81,25 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.errors import ConfigError
+from schedlab.errors import ConfigError, SchedlabError
 from schedlab.experiments.config import RunConfig
-from schedlab.schedulers.registry import available_policies, make_params, policy_class
+from schedlab.schedulers.registry import (
+    available_policies,
+    check_param,
+    make_params,
+    param_types,
+    policy_class,
+)
 from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_PROCS, Workload
 from schedlab.workload.load import MODELS, load_workload, parse_model_spec
-from schedlab.workload.transforms import clean_by_status, first_jobs, job_range, time_window
+from schedlab.workload.transforms import (
+    clean_by_status,
+    first_jobs,
+    job_range,
+    make_moldable,
+    time_window,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,9 +132,15 @@ WORKLOAD_KEYS = (
     "estimates",
     "non_priority",
     "deadlines",
+    "moldable",
 )
 GRID_KEYS = ("load_factor", "seed", "kill_on_overrun", "procs")
 POLICY_RESERVED_KEYS = ("name", "label")
+# Most runs one sweep file may expand to: a million simulations is beyond any study, while
+# a product of long lists written by mistake would otherwise take minutes and gigabytes
+# just to list (the count is checked before anything is expanded).
+MAX_RUNS = 1_000_000
+_PROCS_ALLOWED = f"an integer >= 1 (processors), at most {MAX_PROCS}"
 
 
 def _add_estimates(workload: Workload, **params: Any) -> Workload:
@@ -140,6 +159,7 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "add_estimates": _add_estimates,
     "mark_non_priority": mark_non_priority,
     "deadlines_from_table": deadlines_from_table,
+    "make_moldable": make_moldable,
 }
 
 _TRACE_ALLOWED = "an existing .swf/.swf.gz file (relative paths: from the sweep file's folder)"
@@ -212,6 +232,12 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(source, text, exc) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"sweep file {source}", "(unparsable)", f"valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"sweep file {source}", "(unparsable)", "valid TOML without deeply nested arrays"
+        ) from None
     return parse_sweep(data, file.resolve().parent, source)
 
 
@@ -251,6 +277,13 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
     grid = _parse_grid(data.get("grid", {}))
     workloads = _parse_workloads(data.get("workloads"), base_dir, grid)
     policies = _parse_policies(data.get("policies"))
+    count = len(workloads) * len(policies) * math.prod(len(v) for v in grid.values())
+    if count > MAX_RUNS:
+        raise ConfigError(
+            "sweep size",
+            f"{count} runs",
+            f"at most {MAX_RUNS} runs (workloads x policy settings x grid combinations)",
+        )
 
     runs: dict[str, RunConfig] = {}
     policy_labels: dict[str, str] = {}
@@ -277,9 +310,10 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
 def _parse_out(value: Any, base_dir: Path) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError("out", value, "a folder path (relative: from the sweep file's folder)")
-    return os.path.normpath(base_dir / Path(value).expanduser())
+    allowed = "a folder path (relative: from the sweep file's folder)"
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ConfigError("out", value, allowed)
+    return os.path.normpath(base_dir / _expand_user("out", value, allowed))
 
 
 # --- workloads -----------------------------------------------------------------------------
@@ -354,8 +388,8 @@ def _parse_workload(
         raise ConfigError(f"{where}.label", label, "a non-empty string")
     procs = entry.get("procs")
     if procs is not None:
-        if not _is_int(procs) or procs < 1:
-            raise ConfigError(f"{where}.procs", procs, "an integer >= 1")
+        if not _is_int(procs) or not 1 <= procs <= MAX_PROCS:
+            raise ConfigError(f"{where}.procs", procs, _PROCS_ALLOWED)
         if "procs" in grid:
             raise ConfigError(
                 f"{where}.procs", procs, "not set when grid.procs is set (one or the other)"
@@ -410,11 +444,27 @@ def _parse_path(value: Any, where: str, base_dir: Path) -> str:
     """The path as stored in a RunConfig (see the module docstring); checks the file exists."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(where, value, _TRACE_ALLOWED)
-    written = Path(value).expanduser()
+    written = _expand_user(where, value, _TRACE_ALLOWED)
     stored = Path(os.path.normpath(written)).as_posix()
-    if not (base_dir / stored).is_file():
+    if not _is_file(base_dir / stored):
         raise ConfigError(where, value, _TRACE_ALLOWED)
     return stored
+
+
+def _expand_user(where: str, value: str, allowed: str) -> Path:
+    """``Path(value).expanduser()``, a ConfigError for ``~user`` of an unknown user."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise ConfigError(where, value, f"{allowed} (no such home folder)") from None
+
+
+def _is_file(path: Path) -> bool:
+    """Path.is_file that answers False for names the system refuses (too long, NUL)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _trace_label(path: str) -> str:
@@ -449,7 +499,11 @@ def _parse_transforms(
     out: list[tuple[str, dict[str, Any]]] = []
     if "drop_status" in entry:
         drop = entry["drop_status"]
-        if not isinstance(drop, list) or not drop or not all(_is_int(c) for c in drop):
+        if (
+            not isinstance(drop, list)
+            or not drop
+            or not all(_is_int(c) and abs(c) < 2**53 for c in drop)
+        ):
             raise ConfigError(
                 f"{where}.drop_status", drop, "a non-empty list of SWF status codes (integers)"
             )
@@ -472,7 +526,11 @@ def _parse_transforms(
         if not _is_int(first) or first < 1:
             raise ConfigError(f"{where}.first", first, "an integer >= 1 (number of jobs)")
         out.append(("first_jobs", {"n": first}))
-    for key, name in (("estimates", "add_estimates"), ("non_priority", "mark_non_priority")):
+    for key, name in (
+        ("estimates", "add_estimates"),
+        ("non_priority", "mark_non_priority"),
+        ("moldable", "make_moldable"),
+    ):
         if key in entry:
             args = entry[key]
             if not isinstance(args, dict) or not all(
@@ -483,11 +541,13 @@ def _parse_transforms(
             out.append((name, dict(sorted(args.items()))))
     if "deadlines" in entry:
         path = entry["deadlines"]
-        if not isinstance(path, str) or not (base_dir / Path(path).expanduser()).is_file():
-            raise ConfigError(
-                f"{where}.deadlines", path, "an existing .csv/.parquet table of deadlines"
-            )
-        table = os.path.normpath(base_dir / Path(path).expanduser())
+        allowed = "an existing .csv/.parquet table of deadlines"
+        if not isinstance(path, str) or not path.strip():
+            raise ConfigError(f"{where}.deadlines", path, allowed)
+        expanded = _expand_user(f"{where}.deadlines", path, allowed)
+        if not _is_file(base_dir / expanded):
+            raise ConfigError(f"{where}.deadlines", path, allowed)
+        table = os.path.normpath(base_dir / expanded)
         out.append(("deadlines_from_table", {"path": table}))
     if "jobs" in entry:
         jobs = entry["jobs"]
@@ -514,8 +574,36 @@ def _check_transform(where: str, name: str, args: dict[str, Any]) -> None:
         TRANSFORMS[name](probe, **args)
     except ConfigError as exc:
         raise ConfigError(f"{where}.{exc.option}", exc.value, exc.allowed) from None
-    except TypeError as exc:
+    except SchedlabError as exc:
         raise ConfigError(where, args, f"the parameters of {name} ({exc})") from None
+    except TypeError:  # an unknown or a missing parameter: say which, in the file's terms
+        known, required = _transform_parameters(name)
+        listed = f"parameters of {name}: {', '.join(known)}"
+        unknown = [k for k in args if k not in known]
+        if unknown:
+            raise ConfigError(where, args, f"{listed} (not {unknown[0]})") from None
+        missing = [k for k in required if k not in args]
+        raise ConfigError(
+            where, args, f"a table that sets {', '.join(missing)} ({listed})"
+        ) from None
+
+
+def _transform_parameters(name: str) -> tuple[list[str], list[str]]:
+    """(every parameter, the required ones) of transform ``name``, besides the workload."""
+    if name == "add_estimates":
+        from schedlab.workload.models.tsafrir import TsafrirParams, add_estimates
+
+        fn: Callable[..., Any] = add_estimates
+        extra = [f.name for f in dataclasses.fields(TsafrirParams)]
+    else:
+        fn, extra = TRANSFORMS[name], []
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "workload"
+    ]
+    known = [p.name for p in params] + extra
+    return known, [p.name for p in params if p.default is p.empty]
 
 
 # --- policies ------------------------------------------------------------------------------
@@ -543,7 +631,7 @@ def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str
     label = entry.get("label")
     if label is not None and (not isinstance(label, str) or not label.strip()):
         raise ConfigError(f"{where}.label", label, "a non-empty string")
-    hints = _param_types(cls)
+    hints = param_types(cls)
     known = list(hints)
     choices: dict[str, list[Any]] = {}
     for key, raw in entry.items():
@@ -562,6 +650,11 @@ def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str
         choices[key] = [_check_param(f"{where}.{key}", v, hints[key]) for v in values]
 
     multiplied = [k for k, raw in entry.items() if k in choices and isinstance(raw, list)]
+    combinations = math.prod(len(v) for v in choices.values())
+    if combinations > MAX_RUNS:
+        raise ConfigError(
+            where, f"{combinations} parameter combinations", f"at most {MAX_RUNS} runs"
+        )
     result = []
     for combo in itertools.product(*choices.values()):
         written = dict(zip(choices, combo))
@@ -581,48 +674,11 @@ def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str
     return result
 
 
-def _param_types(cls: Any) -> dict[str, Any]:
-    """Parameter name -> type annotation (``Any`` when it cannot be resolved)."""
-    params_cls = cls.Params
-    try:
-        hints = typing.get_type_hints(params_cls)
-    except Exception:  # unresolvable annotations of a third-party class: no type checks
-        hints = {}
-    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(params_cls) if f.init}
-
-
-def _type_name(tp: Any) -> str:
-    return getattr(tp, "__name__", str(tp))
-
-
 def _check_param(where: str, value: Any, tp: Any) -> Any:
-    """``value`` if it suits the annotation ``tp`` (ints widened to float for floats)."""
-    if isinstance(value, list | dict):
-        raise ConfigError(where, value, "a string, number or boolean (or a list of them)")
+    """A TOML scalar checked against the parameter's annotation (`registry.check_param`)."""
     if not isinstance(value, str | int | float | bool):
         raise ConfigError(where, value, "a string, number or boolean (or a list of them)")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(where, value, "a finite number")
-    origin = typing.get_origin(tp)
-    if origin is typing.Literal:
-        options = typing.get_args(tp)
-        if not any(value == o and type(value) is type(o) for o in options):
-            raise ConfigError(where, value, [repr(o) for o in options])
-        return value
-    arms = [a for a in typing.get_args(tp) if a is not type(None)]
-    if origin in (typing.Union, types.UnionType) and len(arms) == 1:
-        return _check_param(where, value, arms[0])  # Optional[X]: TOML has no null anyway
-    if tp is bool and not isinstance(value, bool):
-        raise ConfigError(where, value, "true or false")
-    if tp is int and not _is_int(value):
-        raise ConfigError(where, value, "an integer")
-    if tp is float:
-        if not _is_finite(value):
-            raise ConfigError(where, value, "a number")
-        return float(value)
-    if tp is str and not isinstance(value, str):
-        raise ConfigError(where, value, "a string")
-    return value
+    return check_param(where, value, tp)
 
 
 def _complete_params(params_obj: Any, written: dict[str, Any]) -> dict[str, Any]:
@@ -664,8 +720,8 @@ def _parse_grid(value: Any) -> dict[str, list[Any]]:
                     raise ConfigError(where, v, "true or false")
                 checked.append(v)
             else:  # procs
-                if not _is_int(v) or v < 1:
-                    raise ConfigError(where, v, "integers >= 1")
+                if not _is_int(v) or not 1 <= v <= MAX_PROCS:
+                    raise ConfigError(where, v, f"integers >= 1 (processors), at most {MAX_PROCS}")
                 checked.append(v)
         grid[key] = checked
     return grid
@@ -713,11 +769,13 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_finite(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
+    """A finite int or float, not a bool (nor an int beyond the float range)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _format_params(params: Mapping[str, Any]) -> str:

@@ -100,13 +100,50 @@ def _aggregate(jobs: JobTable, procs: int) -> dict[str, Any]:
     }
 
 
+# Extra summary keys when some jobs have deadlines (DBF, paper 000), in this order
+DEADLINE_KEYS: tuple[str, ...] = (
+    "non_priority_jobs",
+    "promoted",
+    "missed_deadlines",
+    "late_jobs",
+)
+
+
+def deadline_counts(jobs: JobTable) -> dict[str, int]:
+    """Counts for runs whose workload marks non-priority jobs (a ``deadline`` column).
+
+    ``non_priority_jobs``: jobs submitted with a deadline; ``late_jobs``: those that ended
+    after it. With DBF's ``dbf_class`` column also ``promoted`` (made priority at submission
+    because their deadline could not be met) and ``missed_deadlines`` (accepted ones that
+    ended late: DBF guarantees 0). Empty when no job has a deadline.
+    """
+    if "deadline" not in jobs:
+        return {}
+    deadline = _col(jobs, "deadline", np.float64)
+    marked = ~np.isnan(deadline)
+    if not marked.any():
+        return {}
+    late = marked & (_col(jobs, "finished_at", np.float64) > deadline)
+    out = {"non_priority_jobs": int(marked.sum())}
+    if "dbf_class" in jobs:
+        classes = np.asarray(jobs["dbf_class"])
+        accepted = np.isin(classes, ["non_priority", "migrated"])
+        out["promoted"] = int(np.count_nonzero(classes == "promoted"))
+        out["missed_deadlines"] = int(np.count_nonzero(late & accepted))
+    out["late_jobs"] = int(late.sum())
+    return out
+
+
 def summarize(
     jobs: JobTable, *, procs: int, skipped: int = 0, wall_time: float = 0.0
 ) -> dict[str, Any]:
-    """The summary of DESIGN.md section 4, keys in ``SUMMARY_KEYS`` order."""
+    """The summary of DESIGN.md section 4, keys in ``SUMMARY_KEYS`` order, then
+    `deadline_counts` when some jobs have deadlines."""
     agg = _aggregate(jobs, procs)
     agg.update(skipped=int(skipped), procs=int(procs), wall_time=float(wall_time))
-    return {key: agg[key] for key in SUMMARY_KEYS}
+    summary = {key: agg[key] for key in SUMMARY_KEYS}
+    summary.update(deadline_counts(jobs))
+    return summary
 
 
 def per_class(jobs: pd.DataFrame, by: str, *, procs: int) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from matplotlib.patches import Patch
 
 from schedlab.errors import ConfigError
 from schedlab.metrics.summary import BSLD_THRESHOLD
+from schedlab.outputs import atomic_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -665,8 +666,8 @@ def save(fig: Figure, path: str | Path, *, dpi: float = 150) -> Path:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ConfigError("figure path", str(path), sorted(FORMATS))
-    with matplotlib.rc_context({"svg.hashsalt": SVG_HASH_SALT}):
-        fig.savefig(path, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASH_SALT}), atomic_output(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
     return path
 
 

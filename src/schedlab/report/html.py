@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from schedlab.errors import ConfigError
+from schedlab.outputs import write_atomic
 from schedlab.report import figures
 
 if TYPE_CHECKING:
@@ -587,5 +588,5 @@ def write_report(
     )
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_atomic(out, text.encode("utf-8"))
     return out

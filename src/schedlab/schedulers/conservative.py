@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
+
+_NAN = float("nan")
 
 
 @dataclass(frozen=True)
@@ -43,16 +45,18 @@ class ConservativeBackfilling:
         self.params = params or ConservativeParams()
 
     def setup(self, view: ClusterView) -> None:
-        n = view.jobs
         self._view = view
-        self._req = list(view.requested_time)
-        self._procs = list(view.procs)
-        self.profile = Profile(view.total_procs, origin=view.submit_at[0] if n else 0.0)
+        # references, never copies: inside a pool these lists grow as jobs arrive
+        # (lists: the engine builds the view of lists, and the C profile reads them as such)
+        self._req = cast(list[float], view.requested_time)
+        self._procs = cast(list[int], view.procs)
+        self.profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
         self._waiting: list[int] = []  # reserved, not started; arrival order
         self._arrivals: list[int] = []  # submitted this instant, not yet reserved
-        self.reserved_at = [float("nan")] * n  # current reservation (start)
-        self.first_reservation = [float("nan")] * n  # reservation given at submission
-        self._expected_end = [0.0] * n  # of running jobs: start + requested time
+        # per-job state, one entry per submitted job (appended by on_submit)
+        self.reserved_at: list[float] = []  # current reservation (start)
+        self.first_reservation: list[float] = []  # reservation given at submission
+        self._expected_end: list[float] = []  # of running jobs: start + requested time
         self._due: list[tuple[float, int]] = []  # (reservation, job), lazily invalidated
         self._ended_early = False
         self._wake_at = float("nan")  # last wake-up asked for
@@ -62,6 +66,9 @@ class ConservativeBackfilling:
         return {"reservation_at": np.asarray(self.first_reservation, dtype=np.float64)}
 
     def on_submit(self, job: int) -> None:
+        self.reserved_at.append(_NAN)
+        self.first_reservation.append(_NAN)
+        self._expected_end.append(0.0)
         self._arrivals.append(job)
 
     def on_finish(self, job: int) -> None:

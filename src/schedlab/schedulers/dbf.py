@@ -81,15 +81,11 @@ class DeadlineBackfilling(ConservativeBackfilling):
     # -- set-up and outputs -------------------------------------------------------------
     def setup(self, view: ClusterView) -> None:
         super().setup(view)
-        n = view.jobs
-        slack = view.attributes.get("deadline_time")
-        submit = view.submit_at
-        if slack is None:
-            self._deadline = [_INF] * n
-        else:
-            self._deadline = [submit[j] + s if s == s else _INF for j, s in enumerate(slack)]
+        self._slack = view.attributes.get("deadline_time")  # a reference (grows in a pool)
+        self._submit = view.submit_at
+        self._deadline: list[float] = []  # absolute; inf for priority jobs
         self._non_priority: list[int] = []  # provisional reservations; arrival order
-        self.job_class = [PRIORITY] * n
+        self.job_class: list[int] = []
         self.algorithm1_runs = 0  # priority arrivals that found non-priority jobs
         self.fallbacks = 0  # times L_TMP kept its provisional reservations
 
@@ -101,6 +97,12 @@ class DeadlineBackfilling(ConservativeBackfilling):
                 np.asarray(self.job_class, dtype=np.int64)
             ],
         }
+
+    def on_submit(self, job: int) -> None:
+        super().on_submit(job)
+        slack = _NAN if self._slack is None else self._slack[job]
+        self._deadline.append(self._submit[job] + slack if slack == slack else _INF)
+        self.job_class.append(PRIORITY)
 
     # -- placement helpers ----------------------------------------------------------------
     def _reserve_at(self, j: int, start: float) -> None:

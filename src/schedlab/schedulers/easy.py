@@ -68,7 +68,7 @@ class EasyBackfilling:
         # processors of running jobs until their expected end (start + requested time): the
         # shared availability profile, here with no reservation in it
         self._profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
-        self._expected_end: list[float] = [0.0] * view.jobs  # of running jobs
+        self._expected_end: list[float] = []  # of running jobs; grows on submit
         self._view = view
         self._dirty = True  # a job ended or the head may have changed: full pass
         self._shadow = _INF
@@ -79,6 +79,7 @@ class EasyBackfilling:
 
     # -- events ---------------------------------------------------------------------
     def on_submit(self, job: int) -> None:
+        self._expected_end.append(0.0)
         if not self._queue:
             self._dirty = True
         self._queue.append(job)

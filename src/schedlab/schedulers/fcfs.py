@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,12 +27,12 @@ class Fcfs:
         self.params = params or FcfsParams()
         self._queue: list[int] = []
         self._head = 0
-        self._procs: list[int] = []
+        self._procs: Sequence[int] = []
 
     def setup(self, view: ClusterView) -> None:
         self._queue = []
         self._head = 0
-        self._procs = list(view.procs)
+        self._procs = view.procs  # a reference: in a pool the list grows as jobs arrive
 
     def on_submit(self, job: int) -> None:
         self._queue.append(job)

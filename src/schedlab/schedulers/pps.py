@@ -50,6 +50,7 @@ Why it is fast (no per-pass scan of the queue):
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -61,6 +62,7 @@ from schedlab.errors import ConfigError
 from schedlab.schedulers.registry import register_policy
 
 PREEMPTION_MODES = ("suspend", "requeue")
+_NO_EVENT = sys.maxsize  # above every job index, however many jobs arrive
 _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
 
 
@@ -93,7 +95,7 @@ class PriorityPreemptive:
     def setup(self, view: ClusterView) -> None:
         self._procs = view.procs
         self._total = view.total_procs
-        self._none = view.jobs  # "_lo" when no event since the last pass can start a job
+        self._none = _NO_EVENT  # "_lo" when no event since the last pass can start a job
         self._lo = self._none
         self._running: list[int] = []  # running jobs, ascending index
         self._buckets: dict[int, list[int]] = {}  # size -> heap of waiting job indices

@@ -7,9 +7,15 @@ group ``schedlab.policies`` whose object is a policy class (with ``name`` and ``
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
+import types
+import typing
 from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import Any
+
+import numpy as np
 
 from schedlab.engine.protocol import Policy
 from schedlab.errors import ConfigError
@@ -49,18 +55,74 @@ def policy_class(name: str) -> Any:
         raise ConfigError("policy", name, available_policies()) from None
 
 
-def make_params(cls: Any, params: Mapping[str, Any]) -> Any:
-    """Build ``cls.Params`` from a mapping, rejecting unknown keys by name."""
+def param_types(cls: Any) -> dict[str, Any]:
+    """Parameter name -> type annotation of ``cls.Params`` (``Any`` when unresolvable)."""
     params_cls = cls.Params
+    try:
+        hints = typing.get_type_hints(params_cls)
+    except Exception:  # unresolvable annotations of a third-party class: no type checks
+        hints = {}
+    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(params_cls) if f.init}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def check_param(where: str, value: Any, tp: Any) -> Any:
+    """``value`` if it suits the annotation ``tp``, else ConfigError naming ``where``.
+
+    Booleans are only True/False (the CLI's ``true``/``false``): a string such as "no" for a
+    bool parameter is an error, never a truthy value. Integers are widened for float
+    parameters; Literal parameters take one of their values.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(where, value, "a finite number")
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        options = typing.get_args(tp)
+        if not any(value == o and type(value) is type(o) for o in options):
+            raise ConfigError(where, value, [repr(o) for o in options])
+        return value
+    arms = [a for a in typing.get_args(tp) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType) and len(arms) == 1:
+        return value if value is None else check_param(where, value, arms[0])
+    if tp is bool:
+        if not isinstance(value, bool | np.bool_):
+            raise ConfigError(where, value, "true or false")
+        return bool(value)
+    if tp is int:
+        if not _is_int(value):
+            raise ConfigError(where, value, "an integer")
+        return int(value)
+    if tp is float:
+        if not _is_number(value) or not math.isfinite(float(value)):
+            raise ConfigError(where, value, "a number")
+        return float(value)
+    if tp is str and not isinstance(value, str):
+        raise ConfigError(where, value, "a string")
+    return value
+
+
+def make_params(cls: Any, params: Mapping[str, Any]) -> Any:
+    """Build ``cls.Params`` from a mapping: unknown keys and ill-typed values are refused."""
+    params_cls = cls.Params
+    types_of = param_types(cls)
     known = {f.name for f in dataclasses.fields(params_cls)}
-    for key in params:
+    checked = {}
+    for key, value in params.items():
         if key not in known:
             raise ConfigError(
                 f"{cls.name} parameter",
                 key,
                 sorted(known) or ["(none)"],
             )
-    return params_cls(**params)
+        checked[key] = check_param(f"{cls.name} parameter {key}", value, types_of.get(key, Any))
+    return params_cls(**checked)
 
 
 def make_policy(name: str, **params: Any) -> Policy:

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_TIME, Workload
 
 __all__ = ["DEADLINE_RULES", "mark_non_priority", "deadlines_from_table", "deadline_slack"]
 
@@ -41,15 +41,17 @@ DEADLINE_RULES: dict[str, float] = {"a": 24 * HOUR, "b": 72 * HOUR}
 
 
 def deadline_slack(run_time: np.ndarray, rule: str | float) -> np.ndarray:
-    """Seconds from submission to the deadline for jobs of these run times, by ``rule``."""
+    """Seconds from submission to the deadline for jobs of these run times, by ``rule``.
+
+    A number of seconds is in (0, `MAX_TIME`] (1e15 s: later instants lose their seconds).
+    """
+    allowed = [*DEADLINE_RULES, f"a number of seconds in (0, {MAX_TIME:g}]"]
     if isinstance(rule, str):
         if rule not in DEADLINE_RULES:
-            raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
+            raise ConfigError("deadline", rule, allowed)
         return np.maximum(DEADLINE_RULES[rule], 2.0 * np.asarray(run_time, dtype=np.float64))
-    if isinstance(rule, bool) or not isinstance(rule, (int, float)) or not rule > 0:
-        raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
-    if not math.isfinite(rule):
-        raise ConfigError("deadline", rule, [*DEADLINE_RULES, "a number of seconds > 0"])
+    if isinstance(rule, bool) or not isinstance(rule, (int, float)) or not 0 < rule <= MAX_TIME:
+        raise ConfigError("deadline", rule, allowed)  # (NaN fails the comparison too)
     return np.full(len(run_time), float(rule))
 
 
@@ -71,20 +73,26 @@ def mark_non_priority(
     if (every is None) == (fraction is None):
         raise ConfigError(
             "non_priority",
-            {"every": every, "fraction": fraction},
+            "both every and fraction" if every is not None else "neither every nor fraction",
             "exactly one of every=k or fraction=x",
         )
     if every is not None:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ConfigError("every", every, "an integer >= 1 (one job in every k)")
-        chosen = (np.arange(n) % int(every)) == int(every) - 1
+        k = int(every)
+        # (k beyond the job count marks no job; numpy could not hold a k beyond int64)
+        chosen = (np.arange(n) % k) == k - 1 if k <= n else np.zeros(n, dtype=bool)
     else:
         ok = isinstance(fraction, (int, float)) and not isinstance(fraction, bool)
-        if not ok or not 0.0 <= float(fraction) <= 1.0:  # type: ignore[arg-type]
+        if not ok or not 0 <= fraction <= 1:  # type: ignore[operator]
             raise ConfigError("fraction", fraction, "a number in [0, 1]")
-        if seed is None:
-            raise ConfigError("seed", seed, "an integer (fraction= draws the jobs at random)")
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        seed_allowed = "an integer seed >= 0 (fraction= draws the jobs at random)"
+        if seed is None or isinstance(seed, bool | float | str | bytes):
+            raise ConfigError("seed", seed, seed_allowed)
+        try:
+            rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        except (TypeError, ValueError):
+            raise ConfigError("seed", seed, seed_allowed) from None
         chosen = rng.random(n) < float(fraction)  # type: ignore[arg-type]
     slack = deadline_slack(workload.run_time, deadline)
     current = workload.attributes.get("deadline_time")
@@ -107,16 +115,23 @@ def deadlines_from_table(
     import pandas as pd
 
     p = Path(path)
-    if not p.is_file():
+    try:
+        exists = p.is_file()
+    except (OSError, ValueError):  # a name the system refuses (too long, NUL character)
+        exists = False
+    if not exists:
         raise WorkloadError(str(p), "no such deadline table (a .csv or .parquet file)")
-    if p.suffix.lower() == ".csv":
-        table = pd.read_csv(p)
-        first_line = 2  # line 1 is the header
-    elif p.suffix.lower() in (".parquet", ".pq"):
-        table = pd.read_parquet(p)
-        first_line = 1
-    else:
-        raise WorkloadError(str(p), "a deadline table is a .csv or .parquet file")
+    try:
+        if p.suffix.lower() == ".csv":
+            table = pd.read_csv(p)
+            first_line = 2  # line 1 is the header
+        elif p.suffix.lower() in (".parquet", ".pq"):
+            table = pd.read_parquet(p)
+            first_line = 1
+        else:
+            raise WorkloadError(str(p), "a deadline table is a .csv or .parquet file")
+    except (OSError, ValueError) as exc:  # (pandas' and pyarrow's parse errors are ValueErrors)
+        raise WorkloadError(str(p), f"cannot read the table: {exc}") from None
     for name in ("job_id", column):
         if name not in table.columns:
             raise WorkloadError(str(p), f"missing column {name!r} (has {list(table.columns)})")
@@ -129,11 +144,14 @@ def deadlines_from_table(
     for row, (job, due) in enumerate(zip(table["job_id"], table[column])):
         line = row + first_line
         try:
-            job_id = int(job)
-        except (TypeError, ValueError):
+            job_float = float(job)
+        except (TypeError, ValueError, OverflowError):
+            job_float = math.nan
+        if not (math.isfinite(job_float) and job_float == math.trunc(job_float)):
             raise WorkloadError(
-                str(p), "not a job id", line=line, field="job_id", value=str(job)
-            ) from None
+                str(p), "not a job id (an integer)", line=line, field="job_id", value=str(job)
+            )
+        job_id = int(job_float)
         if job_id in seen:
             raise WorkloadError(
                 str(p), "job listed twice", line=line, field="job_id", value=str(job_id)
@@ -149,7 +167,7 @@ def deadlines_from_table(
             )
         try:
             due_at = float(due)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise WorkloadError(
                 str(p), "not a number of seconds", line=line, field=column, value=str(due)
             ) from None
@@ -157,6 +175,14 @@ def deadlines_from_table(
         if math.isnan(due_at):
             values[i] = np.nan
             continue
+        if abs(due_at) > MAX_TIME:
+            raise WorkloadError(
+                str(p),
+                f"expected a time from {-MAX_TIME:g} to {MAX_TIME:g} seconds",
+                line=line,
+                field=column,
+                value=str(due),
+            )
         if not due_at >= submit[i]:
             raise WorkloadError(
                 str(p),

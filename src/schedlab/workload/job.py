@@ -9,12 +9,13 @@ derived from them with the conventions of SPEC section 2.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.errors import ConfigError
+from schedlab.errors import ConfigError, WorkloadError
 
 # Name of each of the 18 SWF fields, in file order (field k of the format is index k - 1).
 SWF_FIELDS: tuple[str, ...] = (
@@ -44,16 +45,78 @@ F = {name: i for i, name in enumerate(SWF_FIELDS)}
 # ``deadline_time``: seconds from submission by which a non-priority job must end (DBF,
 # paper 000); NaN for priority jobs. Relative on purpose: load scaling moves submissions and
 # a deadline rule such as "submit + max(24 h, 2 x run)" must move with them.
-ATTRIBUTES: dict[str, type] = {"deadline_time": np.float64}
+# ``parallel_fraction``: pi of Amdahl's law for a moldable job (engine.durations); NaN for a
+# rigid one. Its run and requested times are those at its requested size; a moldable-aware
+# policy may start it on another processor count (the engine computes the time).
+ATTRIBUTES: dict[str, type] = {"deadline_time": np.float64, "parallel_fraction": np.float64}
 
 # Reasons a job of a trace is not simulated; counted, never dropped silently (SPEC 2).
 SKIP_REASONS: tuple[str, ...] = ("nonpositive_run_time", "nonpositive_procs", "wider_than_machine")
 
+# Largest machine size (processors) schedlab accepts: 2**31 - 1. The largest machines have
+# about 10**7 cores, so this leaves two orders of magnitude of room, while sums of processor
+# counts over billions of jobs stay exact in the engine's 64-bit integers (int64 in numpy,
+# `long long` in the C profile) and in float64. Bigger values are typos or corrupt headers.
+MAX_PROCS = 2**31 - 1
+# Job ids (SWF field 1) are integers of magnitude below 2**53: the fields are float64, which
+# hold every such integer exactly (and the per-job table's int64 `job_id` holds them too).
+JOB_ID_LIMIT = 2**53
+JOB_ID_EXPECTED = f"expected an integer job id of magnitude below 2**53 ({JOB_ID_LIMIT})"
+# Latest instant (s) a submit time may reach after generation or load scaling: at 1e15 s
+# float64 still resolves 1/8 s, so a run time added to a submit time keeps its value.
+MAX_TIME = 1e15
+# Processor counts beyond this are clipped before the int64 cast (they are far wider than
+# MAX_PROCS anyway, and the cast of a larger float would wrap to a negative number).
+_PROCS_CLIP = float(2**62)
+
+
+def check_max_procs(value: object, option: str = "max_procs", *, unset: str = "") -> int:
+    """`value` as an int if it is a machine size in 1..MAX_PROCS, else ConfigError(option).
+
+    `unset` is appended to the allowed text (e.g. what leaving the option out means).
+    """
+    ok = (
+        isinstance(value, numbers.Integral)
+        and not isinstance(value, bool | np.bool_)
+        and 1 <= int(value) <= MAX_PROCS
+    )
+    if not ok:
+        allowed = f"an integer number of processors from 1 to {MAX_PROCS}"
+        raise ConfigError(option, value, f"{allowed}{unset}")
+    return int(value)  # type: ignore[call-overload]
+
 
 def derived_procs(fields: np.ndarray) -> np.ndarray:
-    """Processors of each job: allocated (field 5) if > 0, else requested (field 8)."""
+    """Processors of each job: allocated (field 5) if > 0, else requested (field 8).
+
+    Non-integral counts are truncated; counts beyond 2**62 (wider than any machine) are
+    clipped to it rather than wrapped around by the int64 conversion; NaN gives 0.
+    """
     alloc = fields[:, F["allocated_procs"]]
-    return np.where(alloc > 0, alloc, fields[:, F["requested_procs"]]).astype(np.int64)
+    procs = np.where(alloc > 0, alloc, fields[:, F["requested_procs"]])
+    procs = np.clip(np.nan_to_num(procs, nan=0.0), -_PROCS_CLIP, _PROCS_CLIP)
+    return procs.astype(np.int64)
+
+
+def bad_job_ids(fields: np.ndarray) -> np.ndarray:
+    """Row indices whose job id (field 1) is not an integer of magnitude below 2**53."""
+    ids = fields[:, F["job_id"]]
+    with np.errstate(invalid="ignore"):
+        ok = (np.abs(ids) < JOB_ID_LIMIT) & (ids == np.trunc(ids))
+    return np.flatnonzero(~ok)
+
+
+def _as_int64(column: np.ndarray) -> np.ndarray:
+    """An integer SWF column as int64; values int64 cannot hold (NaN, |v| >= 2**63) -> -1.
+
+    -1 is SWF's "unknown", which is what such a value tells; the cast would otherwise wrap
+    it to -2**63 with a RuntimeWarning.
+    """
+    with np.errstate(invalid="ignore"):
+        fits = np.abs(column) < 2.0**63
+    if fits.all():
+        return column.astype(np.int64)
+    return np.where(fits, column, -1.0).astype(np.int64)
 
 
 def derived_requested_time(fields: np.ndarray) -> np.ndarray:
@@ -84,7 +147,7 @@ class Workload:
 
     def __post_init__(self) -> None:
         self.fields = np.ascontiguousarray(self.fields, dtype=np.float64).reshape(-1, N_FIELDS)
-        self.max_procs = int(self.max_procs)
+        self.max_procs = check_max_procs(self.max_procs)
         n = self.fields.shape[0]
         for name, values in self.attributes.items():
             if name not in ATTRIBUTES:
@@ -108,10 +171,25 @@ class Workload:
     ) -> Workload:
         """Apply SPEC section 2 to raw SWF rows: skip unrunnable jobs, sort by submit time.
 
-        Machine size: `max_procs` if given, else the widest runnable job. ``attributes``
-        (one value per row) follow their rows.
+        Machine size: `max_procs` if given (1 to `MAX_PROCS`, else ConfigError), else the
+        widest runnable job that fits in `MAX_PROCS` (1 if there is none); jobs wider than
+        the machine, including any wider than `MAX_PROCS`, are skipped as
+        ``wider_than_machine``. Every row may be skipped: the result then has no jobs.
+        ``attributes`` (one value per row) follow their rows. A job id (field 1) that is
+        not an integer of magnitude below 2**53 raises `WorkloadError` naming `source`.
         """
         fields = np.asarray(fields, dtype=np.float64).reshape(-1, N_FIELDS)
+        if max_procs is not None:
+            max_procs = check_max_procs(max_procs)
+        bad_ids = bad_job_ids(fields)
+        if bad_ids.size:
+            row = int(bad_ids[0])
+            raise WorkloadError(
+                source,
+                f"{JOB_ID_EXPECTED}, in row {row + 1}",
+                field="1 (job_id)",
+                value=repr(float(fields[row, F["job_id"]])),
+            )
         counts = {reason: 0 for reason in SKIP_REASONS}
         if skipped:
             for k, v in skipped.items():
@@ -124,7 +202,8 @@ class Workload:
         counts["nonpositive_run_time"] += int(bad_run.sum())
         counts["nonpositive_procs"] += int(bad_procs.sum())
         if max_procs is None:
-            max_procs = int(procs[keep].max()) if keep.any() else 1
+            fits = keep & (procs <= MAX_PROCS)
+            max_procs = int(procs[fits].max()) if fits.any() else 1
         too_wide = keep & (procs > max_procs)
         counts["wider_than_machine"] += int(too_wide.sum())
         keep &= ~too_wide
@@ -216,7 +295,7 @@ class Workload:
 
     @property
     def job_id(self) -> np.ndarray:
-        return self.fields[:, F["job_id"]].astype(np.int64)
+        return _as_int64(self.fields[:, F["job_id"]])
 
     @property
     def submit_time(self) -> np.ndarray:
@@ -236,28 +315,32 @@ class Workload:
 
     @property
     def user_id(self) -> np.ndarray:
-        return self.fields[:, F["user_id"]].astype(np.int64)
+        return _as_int64(self.fields[:, F["user_id"]])
 
     @property
     def group_id(self) -> np.ndarray:
-        return self.fields[:, F["group_id"]].astype(np.int64)
+        return _as_int64(self.fields[:, F["group_id"]])
 
     @property
     def queue_id(self) -> np.ndarray:
-        return self.fields[:, F["queue_id"]].astype(np.int64)
+        return _as_int64(self.fields[:, F["queue_id"]])
 
     @property
     def status(self) -> np.ndarray:
-        return self.fields[:, F["status"]].astype(np.int64)
+        return _as_int64(self.fields[:, F["status"]])
 
     @property
     def header_values(self) -> dict[str, str]:
-        """`Key: value` header lines as a dict (the last occurrence of a key wins)."""
+        """`Key: value` header lines as a dict (the first occurrence of a key wins).
+
+        First, as `read_swf` reads the machine size: a `; MaxProcs:` comment further down a
+        file (e.g. from concatenated traces) does not override the header at its top.
+        """
         out: dict[str, str] = {}
         for line in self.header:
             key, sep, value = line.partition(":")
             if sep:
-                out[key.strip()] = value.strip()
+                out.setdefault(key.strip(), value.strip())
         return out
 
     @property

@@ -13,6 +13,7 @@ from typing import Any
 
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.workload.job import Workload
+from schedlab.workload.models.mmc import generate_mmc
 
 
 def _lublin(**kwargs: Any) -> Workload:
@@ -21,10 +22,43 @@ def _lublin(**kwargs: Any) -> Workload:
     return generate_lublin(**kwargs)
 
 
+def _check_lublin(**kwargs: Any) -> None:
+    from schedlab.workload.models.lublin import check_lublin_params
+
+    check_lublin_params(**kwargs)
+
+
 # name -> (generator, required keys)
 MODELS: dict[str, tuple[Callable[..., Workload], tuple[str, ...]]] = {
     "lublin": (_lublin, ("jobs", "procs")),
+    "mmc": (generate_mmc, ("servers", "load", "jobs")),
 }
+# name -> the model's parameter check (raises ConfigError without generating anything);
+# a model without one is checked when it generates.
+_CHECKS: dict[str, Callable[..., None]] = {"lublin": _check_lublin}
+# name -> how a spec is written (default: its keys), and what each required key means
+_USAGE: dict[str, str] = {
+    "lublin": (
+        "lublin:jobs=N,procs=N[,seed=N][,load=X][,kind=batch|interactive|mixed|all]"
+        "[,start_time=SECONDS]"
+    ),
+    "mmc": "mmc:servers=C,load=RHO,jobs=N[,seed=N][,service=SECONDS]",
+}
+# name -> the parameter that sets the machine size (what --procs overrides)
+SIZE_KEYS: dict[str, str] = {"lublin": "procs", "mmc": "servers"}
+_REQUIRED_MEANING: dict[str, str] = {
+    "jobs": "the number of jobs to generate",
+    "procs": "the machine size",
+    "servers": "the number of servers (processors)",
+    "load": "the load per server, rho",
+}
+
+
+def _usage(name: str) -> str:
+    """How a spec of model ``name`` is written."""
+    if name in _USAGE:
+        return _USAGE[name]
+    return f"{name}:" + ",".join(f"{k}=..." for k in _model_keys(name))
 
 
 def _model_keys(name: str) -> list[str]:
@@ -44,19 +78,27 @@ def parse_scalar(text: str) -> Any:
     for cast in (int, float):
         try:
             return cast(text)
-        except ValueError:
+        except ValueError:  # (also int() of more than 4300 digits: then it is a float)
             pass
     return text
+
+
+def _exists(path: Path) -> bool:
+    """Path.exists that answers False for names the OS refuses (too long, NUL byte)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def is_model_spec(text: str) -> bool:
     """True when ``text`` names a registered model (``NAME:...`` or just ``NAME``)."""
     name = text.split(":", 1)[0]
-    return name in MODELS and not Path(text).exists()
+    return name in MODELS and not _exists(Path(text))
 
 
-def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"lublin:jobs=5,procs=8"`` -> ``("lublin", {"jobs": 5, "procs": 8})``."""
+def _split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Name and parameters of ``spec``, checked for syntax and known keys only."""
     name, _, rest = spec.partition(":")
     if name not in MODELS:
         raise ConfigError("workload model", name, sorted(MODELS))
@@ -66,28 +108,53 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not value.strip():
-            raise ConfigError(f"{name} model spec item", item, "key=value")
+            raise ConfigError(f"{name} model spec item", item, f"key=value, as in {_usage(name)}")
         if key not in allowed:
             raise ConfigError(f"{name} model parameter", key, allowed)
+        if key in params:
+            raise ConfigError(f"{name} model parameter", key, "each parameter once")
         params[key] = parse_scalar(value.strip())
+    return name, params
+
+
+def _check_required(name: str, spec: str, params: dict[str, Any]) -> None:
     missing = [k for k in MODELS[name][1] if k not in params]
     if missing:
-        raise ConfigError(f"{name} model spec", spec, f"must set {', '.join(missing)}")
+        hints = "; ".join(f"{k}=N: {_REQUIRED_MEANING.get(k, 'required')}" for k in missing)
+        raise ConfigError(f"{name} model spec", spec, f"{_usage(name)} (missing {hints})")
+
+
+def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"lublin:jobs=5,procs=8"`` -> ``("lublin", {"jobs": 5, "procs": 8})``.
+
+    Checks the syntax, the keys (each once, the required ones present) and the values (the
+    model's ranges, e.g. lublin's jobs and procs), so a bad spec fails here, not later.
+    """
+    name, params = _split_spec(spec)
+    _check_required(name, spec, params)
+    check = _CHECKS.get(name)
+    if check is not None:
+        check(**params)
     return name, params
 
 
 def load_workload(source: str | Path, *, max_procs: int | None = None) -> Workload:
-    """Read an SWF file or generate a model workload; ``max_procs`` overrides P."""
+    """Read an SWF file or generate a model workload; ``max_procs`` overrides P.
+
+    For a model spec ``max_procs`` replaces its machine size (``procs``, for mmc
+    ``servers``), which may then be left out.
+    """
     text = str(source)
     if isinstance(source, str) and is_model_spec(text):
-        name, params = parse_model_spec(text)
+        name, params = _split_spec(text)
         if max_procs is not None:
-            params["procs"] = max_procs
+            params[SIZE_KEYS[name]] = max_procs
+        _check_required(name, text, params)
         return MODELS[name][0](**params)
     from schedlab.workload.swf import read_swf
 
     path = Path(text)
-    if not path.exists():
+    if not _exists(path):
         raise WorkloadError(
             text,
             "no such file (a workload is an .swf/.swf.gz path or a model spec such as "

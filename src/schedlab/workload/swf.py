@@ -29,7 +29,24 @@ SWF   name                 what the engine derives from it
 
 Reading is vectorised (one decompression, one `numpy.loadtxt` call): a 243k-job trace takes
 well under a second. Only when that fast path fails does a slow line-by-line pass run, whose
-job is to name the first bad line, field and text in a `WorkloadError`.
+job is to name the first bad line, field and text in a `WorkloadError`. Text shown in an
+error is made printable: control characters appear escaped (``\x1b``, ``\r``), as in repr.
+
+Header lines: a comment line anywhere in the file (``;`` first) is a header line and is kept
+in `Workload.header`, in file order. **The first line of a key wins**: the machine size
+comes from the first ``MaxProcs`` line (then the first ``MaxNodes`` line), and
+`Workload.header_values` / `swf_header_value` give the first value of a key. A ``; MaxProcs:``
+comment further down (concatenated traces, notes) therefore never overrides the header at
+the top, which describes the machine the jobs ran on.
+
+Ranges: a machine size (``MaxProcs``/``MaxNodes`` header or `max_procs`) is at most
+`MAX_PROCS` (2**31 - 1; a larger header value is an error naming its line, overridable with
+`max_procs`); a job wider than that is skipped as ``wider_than_machine``, whatever its
+width. A job id (field 1) must be an integer of magnitude below 2**53 (exact in float64 and
+int64), a submit time (field 2) within +-1e15 s and a run or requested time (fields 4, 9)
+at most 1e15 s (`MAX_TIME`, where float64 still resolves 1/8 s: a run time added to a
+much later instant would be rounded away), else the line is malformed. A file whose jobs
+are all skipped gives a workload with no jobs (and the skip counts), not an error.
 """
 
 from __future__ import annotations
@@ -44,8 +61,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedlab.errors import ConfigError, WorkloadError
-from schedlab.workload.job import N_FIELDS, SWF_FIELDS, F, Workload, derived_procs
+from schedlab.errors import WorkloadError, printable
+from schedlab.outputs import write_atomic
+from schedlab.workload.job import (
+    JOB_ID_EXPECTED,
+    MAX_PROCS,
+    MAX_TIME,
+    N_FIELDS,
+    SWF_FIELDS,
+    F,
+    Workload,
+    bad_job_ids,
+    check_max_procs,
+    derived_procs,
+)
 
 __all__ = ["read_swf", "write_swf", "swf_header_value"]
 
@@ -57,6 +86,9 @@ _NUMERIC_BYTES = b"0123456789eE.+- \t\r\n"
 # A plain decimal number: what SWF writers produce. No nan/inf, hex or digit separators.
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
+# An integer header value with more digits than this is beyond any machine size (int() of
+# thousands of digits is slow, and refused by Python beyond 4300).
+_MAX_INT_DIGITS = 30
 # Integral values below this print as integers; beyond it float repr is exact and shorter.
 _INT_LIMIT = 2.0**62
 _MAX_SHOWN = 120
@@ -69,26 +101,31 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
     """Read a `.swf` or `.swf.gz` trace into a submit-ordered `Workload` (SPEC section 2).
 
     Gzip is recognised by its magic bytes, whatever the file is called. Machine size:
-    `max_procs` if given, else header `MaxProcs` (if > 0), else `MaxNodes` (if > 0), else
-    the widest job. Jobs that cannot run (run time or procs <= 0, wider than the machine)
-    are counted in `Workload.skipped`; out-of-order submits are sorted (stably).
-    Raises `WorkloadError` naming the file, line and field of the first malformed line.
+    `max_procs` if given (1 to `MAX_PROCS`), else the first header `MaxProcs` (if > 0),
+    else the first `MaxNodes` (if > 0), else the widest job. Jobs that cannot run (run time
+    or procs <= 0, wider than the machine) are counted in `Workload.skipped`, possibly all
+    of them; out-of-order submits are sorted (stably).
+    Raises `WorkloadError` naming the file, line and field of the first malformed line,
+    `ConfigError` for a `max_procs` out of range.
     """
-    if max_procs is not None and (
-        isinstance(max_procs, bool) or not isinstance(max_procs, int | np.integer) or max_procs < 1
-    ):
-        raise ConfigError("max_procs", max_procs, "an integer >= 1, or None for the header value")
+    if max_procs is not None:
+        max_procs = check_max_procs(
+            max_procs, "max_procs", unset=" (leave it unset to use the header's MaxProcs)"
+        )
     name = os.fspath(path)
-    data = _read_bytes(name)
+    where = printable(name)  # the file as errors name it (no raw control characters)
+    data = _read_bytes(name, where)
     lines, header_at, body = _split_header(data)
     header = [text for _, text in header_at]
     fields = _parse_fast(body)
+    if fields is not None and _has_out_of_range(fields):
+        fields = None  # the slow pass names the line and field
     if fields is None:
-        fields = _parse_slow(name, lines if lines is not None else data.split(b"\n"))
+        fields = _parse_slow(where, lines if lines is not None else data.split(b"\n"))
     if fields.shape[0] == 0:
-        raise WorkloadError(name, "no jobs (the file has no job lines)")
+        raise WorkloadError(where, "no jobs (the file has no job lines)")
     if max_procs is None:
-        max_procs = _header_machine_size(name, header_at)
+        max_procs = _header_machine_size(where, header_at)
     return Workload.from_fields(
         fields,
         max_procs=None if max_procs is None else int(max_procs),
@@ -97,22 +134,25 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
     )
 
 
-def _read_bytes(name: str) -> bytes:
-    """The file's content, decompressed when it starts with the gzip magic bytes."""
+def _read_bytes(name: str, where: str) -> bytes:
+    """The content of file `name` (called `where` in errors), decompressed when it starts
+    with the gzip magic bytes."""
     try:
         with open(name, "rb") as fh:
             raw = fh.read()
     except FileNotFoundError:
-        raise WorkloadError(name, "no such file") from None
+        raise WorkloadError(where, "no such file") from None
     except IsADirectoryError:
-        raise WorkloadError(name, "is a directory, not an SWF file") from None
+        raise WorkloadError(where, "is a directory, not an SWF file") from None
     except OSError as exc:
-        raise WorkloadError(name, f"cannot read: {exc.strerror or exc}") from None
+        raise WorkloadError(where, f"cannot read: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL character in the name: no file can have it
+        raise WorkloadError(where, "no such file (the name holds a NUL character)") from None
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadError(name, f"corrupt gzip data: {exc}") from None
+            raise WorkloadError(where, f"corrupt gzip data: {printable(str(exc))}") from None
     if raw[:3] == _UTF8_BOM:  # written by some Windows editors; not part of the first line
         raw = raw[3:]
     return raw
@@ -192,9 +232,51 @@ def _field_name(index: int) -> str:
     return f"{index + 1} (beyond the 18 SWF fields)"
 
 
-def _shown(text: bytes) -> str:
-    out = text.decode("utf-8", errors="backslashreplace")
+def _shown(text: bytes | str) -> str:
+    """A bad token or line as shown in an error: printable, invalid UTF-8 as \\xNN, short."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="backslashreplace")
+    out = printable(text[: _MAX_SHOWN * 4])
     return out if len(out) <= _MAX_SHOWN else out[: _MAX_SHOWN - 3] + "..."
+
+
+# Time fields and the values they may take (seconds): up to MAX_TIME (1e15 s) float64 still
+# resolves 1/8 s; far beyond, a run time added to a submit time would be rounded away.
+_SUBMIT, _RUN, _REQUESTED = F["submit_time"], F["run_time"], F["requested_time"]
+_TIME_EXPECTED = f"expected at most {MAX_TIME:g} seconds (about 31 million years)"
+_SUBMIT_EXPECTED = f"expected a time from {-MAX_TIME:g} to {MAX_TIME:g} seconds"
+
+
+def _has_out_of_range(fields: np.ndarray) -> bool:
+    """True if a job id or a time field of `fields` is outside what `_check_value` allows."""
+    if bad_job_ids(fields).size:
+        return True
+    return bool(
+        (np.abs(fields[:, _SUBMIT]) > MAX_TIME).any()
+        or (fields[:, _RUN] > MAX_TIME).any()
+        or (fields[:, _REQUESTED] > MAX_TIME).any()
+    )
+
+
+def _check_value(name: str, lineno: int, index: int, value: float, token: bytes) -> None:
+    """Field rules beyond "a finite number": job ids are integers below 2**53 in magnitude;
+    submit times lie within +-MAX_TIME, run and requested times at most MAX_TIME (negative
+    values mean unknown and are skipped or replaced by the SPEC 2 conventions)."""
+    if index == 0:
+        if abs(value) < 2.0**53 and value == math.trunc(value):
+            return
+        expected = JOB_ID_EXPECTED
+    elif index == _SUBMIT:
+        if abs(value) <= MAX_TIME:
+            return
+        expected = _SUBMIT_EXPECTED
+    elif index in (_RUN, _REQUESTED):
+        if value <= MAX_TIME:
+            return
+        expected = _TIME_EXPECTED
+    else:
+        return
+    raise WorkloadError(name, expected, line=lineno, field=_field_name(index), value=_shown(token))
 
 
 def _parse_slow(name: str, lines: list[bytes]) -> np.ndarray:
@@ -230,49 +312,95 @@ def _parse_slow(name: str, lines: list[bytes]) -> np.ndarray:
                     field=_field_name(index),
                     value=_shown(token),
                 )
+            _check_value(name, lineno, index, value, token)
             row.append(value)
         rows.append(row)
     return np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
 
 
+def _first_entry(
+    header_at: Sequence[tuple[int | None, str]], key: str
+) -> tuple[int, int | None, str] | None:
+    """(position in the header list, line number, value text) of the first `key:` line."""
+    for position, (lineno, text) in enumerate(header_at):
+        k, sep, value = text.partition(":")
+        if sep and k.strip() == key:
+            return position, lineno, value.strip()
+    return None
+
+
+def _parse_header_int(text: str) -> int | None:
+    """The integer `text` spells, None if it is not one. Huge values are capped at
+    10**_MAX_INT_DIGITS (keeping their sign): every such value is out of range anyway."""
+    if not _INTEGER.fullmatch(text):
+        return None
+    digits = text.lstrip("+-").lstrip("0")
+    if len(digits) > _MAX_INT_DIGITS:
+        return -(10**_MAX_INT_DIGITS) if text.startswith("-") else 10**_MAX_INT_DIGITS
+    return int(text)
+
+
 def _header_int(
     header_at: Sequence[tuple[int | None, str]], key: str, *, name: str | None
 ) -> tuple[int | None, int | None]:
-    """Last `key:` header value as an int and its position in the header list.
+    """First `key:` header value as an int and its position in the header list.
 
-    With `name` set, a value that is not an integer raises `WorkloadError`; without it
-    (when writing) such a value counts as absent.
+    Only the first line of a key counts (module docstring). With `name` set, a value that
+    is not an integer raises `WorkloadError`; without it (when writing) such a value counts
+    as absent.
     """
-    found: tuple[int | None, int | None] = (None, None)
-    for position, (lineno, text) in enumerate(header_at):
-        k, sep, value = text.partition(":")
-        if not sep or k.strip() != key:
-            continue
-        value = value.strip()
-        if _INTEGER.fullmatch(value):
-            found = (int(value), position)
-        elif name is not None:
-            raise WorkloadError(
-                name, "header value is not an integer", line=lineno, field=key, value=value
-            )
-        else:
-            found = (None, position)
-    return found
+    entry = _first_entry(header_at, key)
+    if entry is None:
+        return None, None
+    position, lineno, text = entry
+    value = _parse_header_int(text)
+    if value is None and name is not None:
+        raise WorkloadError(
+            name,
+            "header value is not an integer",
+            line=lineno,
+            field=key,
+            value=_shown(text),
+        )
+    return value, position
 
 
 def _header_machine_size(
     name: str | None, header_at: Sequence[tuple[int | None, str]]
 ) -> int | None:
-    """Machine size the header gives: MaxProcs if > 0, else MaxNodes if > 0, else None."""
+    """Machine size the header gives: MaxProcs if > 0, else MaxNodes if > 0, else None.
+
+    The first line of each key counts. A value that is not an integer, or a size above
+    `MAX_PROCS`, raises `WorkloadError` naming the line and key.
+    """
     for key in ("MaxProcs", "MaxNodes"):
-        value, _ = _header_int(header_at, key, name=name)
-        if value is not None and value > 0:
+        entry = _first_entry(header_at, key)
+        if entry is None:
+            continue
+        _, lineno, text = entry
+        value = _parse_header_int(text)
+        where = name or "<header>"
+        if value is None:
+            raise WorkloadError(
+                where, "header value is not an integer", line=lineno, field=key, value=_shown(text)
+            )
+        if value > MAX_PROCS:
+            raise WorkloadError(
+                where,
+                f"machine size above {MAX_PROCS} processors, the largest schedlab simulates "
+                "(give the machine size with max_procs, --procs on the command line, to "
+                "override the header)",
+                line=lineno,
+                field=key,
+                value=_shown(text),
+            )
+        if value > 0:
             return value
     return None
 
 
 def swf_header_value(workload: Workload, key: str) -> str | None:
-    """Value of the last `key:` header line, or None (keys are case-sensitive, as in SWF)."""
+    """Value of the first `key:` header line, or None (keys are case-sensitive, as in SWF)."""
     return workload.header_values.get(key)
 
 
@@ -281,6 +409,9 @@ def swf_header_value(workload: Workload, key: str) -> str | None:
 
 def write_swf(workload: Workload, path: str | os.PathLike[str]) -> None:
     """Write `workload` as SWF; gzip-compressed (deterministic bytes) if `path` ends in .gz.
+
+    The file is written whole or not at all (a temporary file renamed into place); it
+    replaces an existing `path` (the CLI checks first, see `schedlab.outputs`).
 
     Header lines come first ('; ' + text), then one line per job with its 18 fields:
     integral values as integers, others as the shortest text that reads back to the same
@@ -298,8 +429,7 @@ def write_swf(workload: Workload, path: str | os.PathLike[str]) -> None:
         # Level 5: within 2% of level 6's size on real traces, in 60% of the time.
         data = gzip.compress(data, compresslevel=5, mtime=0)
     try:
-        with open(name, "wb") as fh:
-            fh.write(data)
+        write_atomic(name, data)
     except OSError as exc:
         raise WorkloadError(name, f"cannot write: {exc.strerror or exc}") from None
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from schedlab.errors import ConfigError
-from schedlab.workload.job import F, Workload
+from schedlab.workload.job import MAX_TIME, F, Workload
 
 __all__ = [
     "scale_load",
@@ -22,14 +22,22 @@ __all__ = [
     "job_range",
     "time_window",
     "raise_requested_to_run",
+    "make_moldable",
 ]
 
 
 def _is_real(value: object) -> bool:
-    """True for ints and floats (numpy ones too), not for bools or strings."""
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+    """True for ints and floats (numpy ones too) that a float can hold, not for bools or
+    strings (an int beyond the float range, e.g. 10**400, is refused, not an overflow)."""
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(
         value, bool | np.bool_
-    )
+    ):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def _is_int(value: object) -> bool:
@@ -41,12 +49,54 @@ def scale_load(workload: Workload, factor: float) -> Workload:
 
     Literally SPEC section 2: the first submit time moves too (it is not re-anchored), and
     only field 2 changes (run times, estimates and think times stay as they are).
+
+    The scaled submit times must stay meaningful: finite and within `MAX_TIME` (1e15 s, where
+    float64 still resolves 1/8 s, so adding a run time to a submit time keeps its value),
+    and no nonzero submit time may underflow to a denormal number or 0 (which would merge
+    distinct instants). A factor outside the range this workload allows raises
+    `ConfigError` naming ``load_factor`` and that range.
     """
     if not _is_real(factor) or not math.isfinite(float(factor)) or float(factor) <= 0:
         raise ConfigError("load_factor", factor, "a finite number > 0")
+    f = float(factor)
     fields = workload.fields.copy()
-    fields[:, F["submit_time"]] *= 1.0 / float(factor)
+    submit = fields[:, F["submit_time"]]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        scaled = submit * (1.0 / f)
+    magnitude = np.abs(scaled)
+    tiny = np.finfo(np.float64).tiny
+    ok = bool(
+        math.isfinite(1.0 / f)
+        and np.isfinite(scaled).all()
+        and (magnitude <= MAX_TIME).all()
+        and not ((magnitude < tiny) & (submit != 0)).any()
+    )
+    if not ok:
+        raise ConfigError("load_factor", factor, _load_factor_range(submit))
+    fields[:, F["submit_time"]] = scaled
     return workload.with_fields(fields)
+
+
+def _load_factor_range(submit: np.ndarray) -> str:
+    """The allowed load factors for these submit times, in words (see `scale_load`)."""
+    magnitude = np.abs(submit[np.isfinite(submit)])
+    largest = float(magnitude.max()) if magnitude.size else 0.0
+    nonzero = magnitude[magnitude > 0]
+    smallest = float(nonzero.min()) if nonzero.size else 0.0
+    tiny = float(np.finfo(np.float64).tiny)
+    # A little inside the exact bounds, so that a factor written as shown is accepted.
+    low = max(largest / MAX_TIME, 1.0 / float(np.finfo(np.float64).max)) * (1 + 1e-5)
+    high = smallest / tiny * (1 - 1e-5) if smallest > 0 else math.inf
+    why = (
+        f"the largest submit time here, {largest:g} s, divided by load_factor must stay "
+        f"within {MAX_TIME:g} s"
+    )
+    if not math.isfinite(high):
+        return f"a number >= {low:.6g} for this workload ({why})"
+    return (
+        f"a number from {low:.6g} to {high:.6g} for this workload ({why}, and the "
+        f"smallest nonzero one, {smallest:g} s, above {tiny:.3g} s)"
+    )
 
 
 def clean_by_status(workload: Workload, drop: Iterable[int] = (0, 5)) -> Workload:
@@ -58,8 +108,10 @@ def clean_by_status(workload: Workload, drop: Iterable[int] = (0, 5)) -> Workloa
     if isinstance(drop, str | bytes) or not isinstance(drop, Iterable):
         raise ConfigError("drop", drop, "a collection of SWF status codes (integers)")
     codes = list(drop)
-    if not all(_is_int(code) for code in codes):
-        raise ConfigError("drop", drop, "a collection of SWF status codes (integers)")
+    if not all(_is_int(code) and abs(int(code)) < 2**53 for code in codes):
+        raise ConfigError(
+            "drop", drop, "a collection of SWF status codes (integers, e.g. 0 failed, 5 cancelled)"
+        )
     status = workload.fields[:, F["status"]]
     skipped = dict(workload.skipped)
     remove = np.zeros(len(workload), dtype=bool)
@@ -120,3 +172,28 @@ def raise_requested_to_run(workload: Workload) -> Workload:
     short = (requested > 0) & (requested < run)
     requested[short] = run[short]
     return workload.with_fields(fields)
+
+
+def make_moldable(
+    workload: Workload, pi: float, fraction: float = 1.0, seed: int = 0
+) -> Workload:
+    """Mark jobs moldable under Amdahl's law with parallel fraction ``pi`` (in [0, 1]).
+
+    Each job is marked with probability ``fraction`` (seeded; 1: every job). A marked job
+    keeps its run and requested times at its requested size, so a rigid policy still runs it
+    as the trace did; a moldable-aware policy may start it on another processor count, and the
+    engine then times it by Amdahl's law (the `parallel_fraction` attribute, docs/model.md).
+    """
+    if not _is_real(pi) or not 0.0 <= float(pi) <= 1.0:
+        raise ConfigError("pi", pi, "a parallel fraction in [0, 1]")
+    if not _is_real(fraction) or not 0.0 <= float(fraction) <= 1.0:
+        raise ConfigError("fraction", fraction, "a share of the jobs in [0, 1]")
+    if not _is_int(seed) or seed < 0:
+        raise ConfigError("seed", seed, "an integer seed >= 0")
+    n = len(workload)
+    marked = np.random.default_rng(int(seed)).random(n) < float(fraction)
+    values = np.where(marked, float(pi), np.nan)
+    current = workload.attributes.get("parallel_fraction")
+    if current is not None:  # a job already moldable keeps its own fraction
+        values = np.where(np.isnan(current), values, current)
+    return workload.with_attribute("parallel_fraction", values)

@@ -20,6 +20,7 @@ from schedlab.experiments.config import RunConfig
 from schedlab.experiments.runner import SweepProgress, run_sweep
 from schedlab.experiments.store import ResultStore
 from schedlab.experiments.sweep import Sweep, parse_sweep
+from schedlab.outputs import atomic_output, write_atomic
 
 TRACES_ENV = "SCHEDLAB_TRACES"
 _DEFAULT_TRACE_DIRS = ("../shared/workloads", "shared/workloads", "workloads")
@@ -45,7 +46,8 @@ def find_traces(option: str | os.PathLike[str] | None) -> Path:
     raise ConfigError(
         "--traces",
         None,
-        f"a folder of PWA traces (e.g. ../shared/workloads); pass --traces or set {TRACES_ENV}",
+        f"no folder of PWA traces found (looked in {', '.join(_DEFAULT_TRACE_DIRS)}); "
+        f"pass --traces DIR or set {TRACES_ENV}=DIR",
     )
 
 
@@ -153,12 +155,13 @@ class Reproduction:
         import csv
 
         out.mkdir(parents=True, exist_ok=True)
-        (out / "rows.json").write_text(json.dumps(self.to_json(), indent=1, allow_nan=True))
-        (out / "tables.md").write_text(self.markdown())
+        rows_json = json.dumps(self.to_json(), indent=1, allow_nan=True)
+        write_atomic(out / "rows.json", rows_json.encode())
+        write_atomic(out / "tables.md", self.markdown().encode())
         self.files += [out / "rows.json", out / "tables.md"]
         for i, (_, header, rows) in enumerate(self.tables, 1):
             path = out / f"table{i}.csv"
-            with path.open("w", newline="") as f:
+            with atomic_output(path) as tmp, tmp.open("w", newline="") as f:
                 writer = csv.writer(f)
                 writer.writerow(header)
                 writer.writerows(rows)

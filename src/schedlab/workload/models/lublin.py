@@ -64,7 +64,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schedlab.errors import ConfigError
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_TIME, Workload, check_max_procs
 
 __all__ = [
     "ALL",
@@ -73,9 +73,13 @@ __all__ = [
     "KINDS",
     "LOG_GAP_CAP",
     "LOG_RUN_TIME_CAP",
+    "MAX_JOBS",
+    "MAX_LOAD",
     "MAX_RUN_TIME",
+    "MAX_START_TIME",
     "PARAMETER_SETS",
     "LublinParams",
+    "check_lublin_params",
     "generate_lublin",
 ]
 
@@ -94,6 +98,18 @@ LOG_GAP_CAP = 13.0  # log(rush-hour gap / s) above this is redrawn (exp(13) s ~ 
 MAX_RUN_TIME = math.ceil(math.exp(LOG_RUN_TIME_CAP))  # 162 755 s, the SWF MaxRuntime
 
 KINDS: tuple[str, ...] = ("batch", "interactive", "mixed", "all")
+
+# -- ranges of the generator's arguments (checked before anything is drawn) ------------------
+# 10 million jobs: 40 times the largest trace of the Parallel Workloads Archive, and about
+# 1.5 GB of fields; a larger count is a typo that would exhaust memory before failing.
+MAX_JOBS = 10_000_000
+# Offered load at most 1000 (beyond, every job of a trace arrives in the same second). The
+# lowest load is what keeps the last submit time within MAX_TIME (checked once the jobs
+# are drawn: it depends on their work); at lower loads run times vanish in the rounding of
+# huge submit times.
+MAX_LOAD = 1000.0
+# Midnight of the first simulated day: up to 1e12 s (about 31 700 years) after the origin.
+MAX_START_TIME = 1e12
 
 _QUEUE_BATCH = 1  # SWF queue numbers: 0 is interactive by convention
 _QUEUE_INTERACTIVE = 0
@@ -261,21 +277,17 @@ def generate_lublin(
     workload bit for bit; a Generator is used (and advanced) as is; None draws fresh
     entropy. `start_time` (s) is midnight of the first simulated day: every submit time is
     offset by it.
+
+    Ranges (`check_lublin_params`; ConfigError naming the argument otherwise): `jobs` 1 to
+    `MAX_JOBS`, `procs` 1 to `MAX_PROCS`, `load` in (0, `MAX_LOAD`] and high enough that the
+    last submit time stays within `MAX_TIME` (1e15 s), `start_time` 0 to `MAX_START_TIME`.
     """
-    jobs = _check_count("jobs", jobs)
-    procs = _check_count("procs", procs)
-    if kind not in KINDS:
-        raise ConfigError("kind", kind, KINDS)
-    if load is not None and not (_is_real(load) and load > 0):
-        raise ConfigError("load", load, "a finite number > 0, or None for the model's rate")
-    if load is not None and jobs < 2:
-        raise ConfigError("load", load, "None when jobs < 2 (one job has no submit span)")
-    if not _is_real(start_time):
-        raise ConfigError("start_time", start_time, "a finite number of seconds")
+    check_lublin_params(jobs, procs, seed, load=load, kind=kind, start_time=start_time)
+    jobs, procs = int(jobs), int(procs)
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise ConfigError("seed", seed, "an int >= 0, a numpy.random.Generator or None") from exc
+        raise ConfigError("seed", seed, _SEED_ALLOWED) from exc
 
     if kind == "mixed":
         # Each stream alone may supply every job, so draw `jobs` candidates from each.
@@ -286,9 +298,17 @@ def generate_lublin(
     if load is None:
         offsets, sizes, runs, queues, _ = _merge(streams, jobs, 1.0)
     else:
-        offsets, sizes, runs, queues = _fit_load(streams, jobs, procs, float(load))
+        offsets, sizes, runs, queues = _fit_load(
+            streams, jobs, procs, float(load), float(start_time)
+        )
 
     submit = np.floor(offsets) + float(start_time)
+    if not (np.isfinite(submit).all() and float(submit.max()) <= MAX_TIME):  # (a safeguard)
+        raise ConfigError(
+            "load" if load is not None else "jobs",
+            load if load is not None else jobs,
+            f"values that keep the submit times within {MAX_TIME:g} s",
+        )
     header = _header(jobs, procs, seed, kind, load)
     return Workload.from_columns(
         submit_time=submit,
@@ -460,7 +480,7 @@ def _offered_load(offsets: FloatArray, sizes: IntArray, runs: IntArray, procs: i
 
 
 def _fit_load(
-    streams: list[_Stream], jobs: int, procs: int, load: float
+    streams: list[_Stream], jobs: int, procs: int, load: float, start_time: float = 0.0
 ) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
     """Place the jobs so that their offered load is `load` (see `generate_lublin`).
 
@@ -473,7 +493,21 @@ def _fit_load(
     target = math.log(load)
     x0 = 0.0
     offsets, sizes, runs, queues, counts = _merge(streams, jobs, 1.0)
-    f0 = math.log(_offered_load(offsets, sizes, runs, procs)) - target
+    natural = _offered_load(offsets, sizes, runs, procs)
+    last = float(offsets[-1])
+    if math.isfinite(natural) and last > 0:
+        # Arrival offsets are inversely proportional to the load (the work is fixed): the
+        # last one at `load` is last * natural / load, and must stay within MAX_TIME.
+        lowest = last * natural / (MAX_TIME - start_time)
+        if load < lowest:
+            raise ConfigError(
+                "load",
+                load,
+                f"a number from {lowest * 1.01:.3g} to {MAX_LOAD:g} for {jobs} jobs on "
+                f"{procs} processors (a lower load spreads their submissions beyond "
+                f"{MAX_TIME:g} s, where run times are lost to rounding)",
+            )
+    f0 = math.log(natural) - target
     x1 = x0 + f0  # load ~ 1 / scale: the first step is exact for long traces
     for _ in range(40):
         if abs(f0) < 1e-12:
@@ -495,20 +529,77 @@ def _fit_load(
 
 
 # -- validation and description --------------------------------------------------------------
-def _check_count(option: str, value: object) -> int:
-    """An integer >= 1 (bools and non-integral numbers are refused)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ConfigError(option, value, "an integer >= 1")
+_SEED_ALLOWED = "an integer seed >= 0"
+
+
+def check_lublin_params(
+    jobs: object,
+    procs: object,
+    seed: object = 0,
+    *,
+    load: object = None,
+    kind: object = "batch",
+    start_time: object = 0.0,
+) -> None:
+    """Raise ConfigError naming the first argument of `generate_lublin` out of its range.
+
+    Nothing is drawn: this is what a model spec is checked with when it is read. The
+    lowest allowed `load` depends on the jobs drawn, so `generate_lublin` checks it again.
+    """
+    n = _check_count("jobs", jobs, MAX_JOBS, "jobs to generate")
+    check_max_procs(procs, "procs")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ConfigError("kind", kind, KINDS)
+    if load is not None:
+        value = _real(load)
+        if value is None or not 0 < value <= MAX_LOAD:
+            raise ConfigError(
+                "load",
+                load,
+                f"an offered load in (0, {MAX_LOAD:g}] (leave it out for the model's own "
+                "arrival rate)",
+            )
+        if n < 2:
+            raise ConfigError(
+                "load", load, "left out when jobs < 2 (one job has no submit span to fit)"
+            )
+    start = _real(start_time)
+    if start is None or not 0 <= start <= MAX_START_TIME:
+        raise ConfigError(
+            "start_time", start_time, f"a number of seconds from 0 to {MAX_START_TIME:g}"
+        )
+    if isinstance(seed, bool | np.bool_):
+        raise ConfigError("seed", seed, _SEED_ALLOWED)
+    if isinstance(seed, numbers.Integral):
+        if int(seed) < 0:
+            raise ConfigError("seed", seed, _SEED_ALLOWED)
+    elif seed is not None and not isinstance(
+        seed, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence
+    ):
+        raise ConfigError("seed", seed, _SEED_ALLOWED)
+
+
+def _check_count(option: str, value: object, limit: int, what: str) -> int:
+    """An integer from 1 to `limit` (bools and non-integral numbers are refused)."""
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, numbers.Integral)
+        or not 1 <= int(value) <= limit
+    ):
+        raise ConfigError(option, value, f"an integer from 1 to {limit} ({what})")
     return int(value)
 
 
-def _is_real(value: object) -> bool:
-    """A finite real number that is not a bool."""
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
+def _real(value: object) -> float | None:
+    """`value` as a finite float if it is a real number that is not a bool, else None
+    (an int beyond the float range, e.g. 10**400, gives None, not an OverflowError)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        return None
+    try:
+        out = float(value)
+    except OverflowError:
+        return None
+    return out if math.isfinite(out) else None
 
 
 def _seed_text(seed: int | np.random.Generator | None) -> str:

@@ -27,9 +27,10 @@ Procedure (all times in seconds)
 --------------------------------
 1. **Emax**. `max_estimate` if given. Otherwise a bound B is taken from the workload:
    the header's `MaxRuntime` (the SWF "maximal run time allowed") when it parses as a
-   number > 0, else the longest run time of the workload (all its jobs, not only the ones
-   that receive estimates). Emax is the smallest value of `round_values` that is >= B;
-   when B is above the whole list, B rounded up to a whole hour. (The Lublin generator
+   number > 0 (and at most 1e15 s: larger is a corrupt header), else the longest run time
+   of the workload (all its jobs, not only the ones that receive estimates). Emax is the
+   smallest value of `round_values` that is >= B; when B is above the whole list, B
+   rounded up to a whole hour. (The Lublin generator
    writes `MaxRuntime: 162755`, so Lublin workloads get Emax = 48 h; the KTH SP2 log,
    whose header has no MaxRuntime and whose longest job ran 60 h, gets Emax = 60 h, which
    is the limit its own estimates show.)
@@ -104,9 +105,11 @@ import numpy as np
 import numpy.typing as npt
 
 from schedlab.errors import ConfigError
-from schedlab.workload.job import F, Workload
+from schedlab.workload.job import MAX_TIME, F, Workload
 
 __all__ = [
+    "MAX_ESTIMATE",
+    "MAX_EXPONENT",
     "ROUND_VALUES",
     "TsafrirParams",
     "add_estimates",
@@ -131,13 +134,23 @@ ROUND_VALUES: tuple[float, ...] = (
 )  # seconds, increasing
 
 
+# Ranges of the parameters. Estimates are durations a batch system accepts: up to 1e9 s
+# (about 31 years) keeps every end time exact to well below a second. Exponents up to 100
+# keep every weight i**-s of the (at most a few dozen) values a normal float.
+MAX_ESTIMATE = 1e9
+MAX_EXPONENT = 100.0
+_SEED_ALLOWED = "an integer seed >= 0"
+
+
 def _is_real(value: object) -> bool:
-    """True for finite ints and floats (numpy ones too), not for bools or strings."""
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool | np.bool_)
-        and math.isfinite(float(value))
-    )
+    """True for finite ints and floats (numpy ones too), not for bools or strings (nor for
+    ints beyond the float range)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _is_int(value: object) -> bool:
@@ -165,20 +178,29 @@ class TsafrirParams:
 
     def __post_init__(self) -> None:
         if self.max_estimate is not None and not (
-            _is_real(self.max_estimate) and self.max_estimate > 0
+            _is_real(self.max_estimate) and 0 < self.max_estimate <= MAX_ESTIMATE
         ):
             raise ConfigError(
-                "max_estimate", self.max_estimate, "a finite number of seconds > 0, or None"
+                "max_estimate",
+                self.max_estimate,
+                f"a number of seconds in (0, {MAX_ESTIMATE:g}] (leave it out to derive it "
+                "from the workload)",
             )
         if self.values is not None and not (_is_int(self.values) and self.values >= 1):
-            raise ConfigError("values", self.values, "an integer >= 1, or None")
+            raise ConfigError(
+                "values",
+                self.values,
+                "an integer >= 1 (leave it out for max(1, round(4 log10 jobs)))",
+            )
         if not (_is_real(self.max_fraction) and 0.0 <= self.max_fraction <= 1.0):
             raise ConfigError("max_fraction", self.max_fraction, "a number in [0, 1]")
-        if not (_is_real(self.zipf_exponent) and self.zipf_exponent >= 0):
-            raise ConfigError("zipf_exponent", self.zipf_exponent, "a finite number >= 0")
-        if not (_is_real(self.short_bias) and self.short_bias >= 0):
-            raise ConfigError("short_bias", self.short_bias, "a finite number >= 0")
-        allowed = "a non-empty collection of finite numbers of seconds > 0"
+        if not (_is_real(self.zipf_exponent) and 0 <= self.zipf_exponent <= MAX_EXPONENT):
+            raise ConfigError(
+                "zipf_exponent", self.zipf_exponent, f"a number from 0 to {MAX_EXPONENT:g}"
+            )
+        if not (_is_real(self.short_bias) and 0 <= self.short_bias <= MAX_EXPONENT):
+            raise ConfigError("short_bias", self.short_bias, f"a number from 0 to {MAX_EXPONENT:g}")
+        allowed = f"a non-empty collection of numbers of seconds in (0, {MAX_ESTIMATE:g}]"
         rv = self.round_values
         if isinstance(rv, str | bytes):
             raise ConfigError("round_values", rv, allowed)
@@ -186,7 +208,7 @@ class TsafrirParams:
             items = list(rv)
         except TypeError:
             raise ConfigError("round_values", rv, allowed) from None
-        if not items or not all(_is_real(v) and v > 0 for v in items):
+        if not items or not all(_is_real(v) and 0 < v <= MAX_ESTIMATE for v in items):
             raise ConfigError("round_values", rv, allowed)
         object.__setattr__(self, "round_values", tuple(sorted({float(v) for v in items})))
 
@@ -206,7 +228,8 @@ def _header_max_runtime(workload: Workload) -> float | None:
         value = float(text.split()[0]) if text.split() else float("nan")
     except ValueError:
         return None
-    return value if math.isfinite(value) and value > 0 else None
+    # (a value beyond MAX_TIME, 1e15 s, is not a run-time limit but a corrupt header)
+    return value if math.isfinite(value) and 0 < value <= MAX_TIME else None
 
 
 def default_max_estimate(
@@ -253,12 +276,12 @@ def add_estimates(
     p = _make_params(params)
     if not isinstance(only_missing, bool | np.bool_):
         raise ConfigError("only_missing", only_missing, "True or False")
-    if isinstance(seed, bool | np.bool_):
-        raise ConfigError("seed", seed, "an int >= 0, a numpy.random.Generator or None")
+    if isinstance(seed, bool | np.bool_ | float | str | bytes):
+        raise ConfigError("seed", seed, _SEED_ALLOWED)
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise ConfigError("seed", seed, "an int >= 0, a numpy.random.Generator or None") from exc
+        raise ConfigError("seed", seed, _SEED_ALLOWED) from exc
 
     out = workload.fields.copy()
     requested = out[:, F["requested_time"]]

@@ -1,0 +1,175 @@
+"""Actors: the components of a platform that are not batch policies (DESIGN 3b).
+
+Meta-schedulers, matchers, site agents, pilots and dispatchers all implement one small
+protocol. The kernel calls their hooks as events happen and, once per round of an instant
+in which they had an event, ``schedule``; they answer with decisions the kernel validates
+(`Dispatch`, `Send`, `Spawn`, `RunIn`, `End`, `WakeAt`). Which job runs and where it runs
+stay separate: an actor picks the pool, the pool's policy picks what runs when.
+
+Actors read the platform through a `PlatformView` (the kernel itself, read-only by
+contract): pools with their node groups and queue depths, jobs with their sizes, requested
+times and states. Actual run times are never shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import ClassVar, Protocol, runtime_checkable
+
+from schedlab.engine.decisions import ActorDecision, Dispatch
+
+__all__ = ["Actor", "DirectDispatch", "JobEvent", "PlatformView", "PoolState"]
+
+
+class JobEvent(IntEnum):
+    """What happened to a job an actor dispatched, spawned or ran (``on_job_event``)."""
+
+    SPAWNED = 0  # a Spawn created it (its id is now known)
+    STARTED = 1  # it started, or resumed, in its pool (or inside its host)
+    ENDED = 2  # it completed (or an open-ended job was ended)
+    KILLED = 3  # it was killed (over its requested time, t_max, or by a policy)
+    EVICTED = 4  # its pool handed it back (Evict): it may be dispatched again
+
+
+class PoolState(Protocol):
+    """What an actor may read of one pool (a batch queue)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def total(self) -> int:
+        """Processors."""
+
+    @property
+    def free_total(self) -> int:
+        """Free now (nodes held after ends, mu_env, are not free)."""
+
+    @property
+    def queued(self) -> int:
+        """Admitted jobs waiting to start or resume."""
+
+    @property
+    def received(self) -> int:
+        """Jobs arrived, still within the receive delay (mu_rec)."""
+
+    @property
+    def running(self) -> int: ...
+
+    @property
+    def powers(self) -> Sequence[float]:
+        """Node power of each group, in placement order."""
+
+    @property
+    def counts(self) -> Sequence[int]:
+        """Processors of each group."""
+
+    @property
+    def free(self) -> Sequence[int]:
+        """Free processors of each group."""
+
+    @property
+    def t_max(self) -> float: ...
+
+
+class PlatformView(Protocol):
+    """What actors may read: the time, the pools, and per-job (global id) facts."""
+
+    @property
+    def now(self) -> float: ...
+
+    @property
+    def pools(self) -> Sequence[PoolState]: ...
+
+    @property
+    def procs(self) -> Sequence[int]:
+        """Requested size of each job."""
+
+    @property
+    def requested_time(self) -> Sequence[float]:
+        """The user's estimate at the job's size, on power 1 (s)."""
+
+    @property
+    def user(self) -> Sequence[int]: ...
+
+    @property
+    def state(self) -> Sequence[int]:
+        """`engine.events.JobState` values."""
+
+    @property
+    def where(self) -> Sequence[int]:
+        """Pool of each job (-1: none, or in transit)."""
+
+    @property
+    def tag(self) -> Sequence[object]:
+        """Of spawned jobs (None otherwise)."""
+
+    @property
+    def node_power(self) -> Sequence[float]:
+        """Of a running job's slowest node (NaN before its start)."""
+
+    @property
+    def alloc_procs(self) -> Sequence[int]:
+        """Processors a running job holds."""
+
+
+@runtime_checkable
+class Actor(Protocol):
+    """A meta-scheduler, matcher, agent or dispatcher (module docstring).
+
+    ``setup`` is called once with the actor's own index (the address `Send` uses) and the
+    platform. ``on_arrival(job)``: a job released to this actor (its stream, a dependant, a
+    job sent back). ``on_message``: a `Send` for it arrived. ``on_job_event``: something
+    happened to a job it dispatched, spawned or ran. ``schedule(now)`` returns decisions.
+    An actor may set ``listens`` (a set of `JobEvent`) to be told only of those; an event
+    it is not told of does not make it schedule.
+    """
+
+    name: ClassVar[str]
+
+    def setup(self, index: int, platform: PlatformView) -> None: ...
+
+    def on_arrival(self, job: int) -> None: ...
+
+    def on_message(self, message: object) -> None: ...
+
+    def on_job_event(self, job: int, event: JobEvent) -> None: ...
+
+    def schedule(self, now: float) -> list[ActorDecision]: ...
+
+
+class DirectDispatch:
+    """The trivial meta-scheduler: every job that arrives goes to one pool, at once.
+
+    With it a one-pool platform behaves exactly like a job stream fed to the pool directly;
+    the M/M/c validation runs through it to exercise the actor path (SPEC 5, Validation).
+    """
+
+    name: ClassVar[str] = "direct"
+    listens: ClassVar[frozenset[JobEvent]] = frozenset()
+
+    def __init__(self, pool: int = 0, delay: float = 0.0) -> None:
+        self.pool = pool
+        self.delay = delay
+        self._arrived: list[int] = []
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        self._arrived = []
+
+    def on_arrival(self, job: int) -> None:
+        self._arrived.append(job)
+
+    def on_message(self, message: object) -> None:
+        pass
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        pass
+
+    def schedule(self, now: float) -> list[ActorDecision]:
+        out: list[ActorDecision] = [Dispatch(j, self.pool, self.delay) for j in self._arrived]
+        self._arrived.clear()
+        return out

@@ -1,0 +1,94 @@
+"""Writing the user's output files safely: never onto an input, never over an existing file
+unless asked (``--force``), never half a file.
+
+Every file schedlab writes for a user (SWF from ``workload generate/convert``, per-job and
+time-series tables, reports, exported tables) goes through `check_output` before any work
+and through `atomic_output` when written: the content goes to a temporary file in the same
+folder, renamed over the target only once complete, so an interrupted write leaves the old
+file (or nothing), never a truncated one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from schedlab.errors import OutputError
+
+__all__ = ["atomic_output", "check_output", "same_file", "write_atomic"]
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # (read once: the only portable way to know it)
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when ``a`` and ``b`` name one file (links and relative paths resolved)."""
+    pa, pb = Path(a), Path(b)
+    try:
+        if pa.exists() and pb.exists():
+            return os.path.samefile(pa, pb)
+    except OSError:
+        pass
+    return pa.expanduser().resolve() == pb.expanduser().resolve()
+
+
+def check_output(
+    path: str | os.PathLike[str],
+    *,
+    option: str,
+    force: bool = False,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> Path:
+    """``path`` if it may be written: not one of ``inputs``, new unless ``force``, in a folder.
+
+    ``inputs`` may hold model specs or None (ignored): only existing files are compared.
+    Writing onto an input is refused even with ``force``: the input would be lost.
+    """
+    target = Path(path).expanduser()
+    for source in inputs:
+        if source is None:
+            continue
+        if Path(source).is_file() and same_file(target, source):
+            raise OutputError(
+                option, str(path), "is an input of this command; write to another file"
+            )
+    if target.is_dir():
+        raise OutputError(option, str(path), "is a folder; give a file name")
+    if target.exists() and not force:
+        raise OutputError(option, str(path), "already exists; add --force to replace it")
+    if not target.parent.is_dir():
+        raise OutputError(option, str(path), f"folder {target.parent} does not exist")
+    return target
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed onto ``path`` on success.
+
+    The temporary name keeps the suffix (writers that pick a format by suffix still work).
+    On any error the temporary file is removed and ``path`` is left as it was.
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=f".tmp{''.join(target.suffixes)}"
+    )
+    os.close(fd)
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give what open() would
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (see the module)."""
+    with atomic_output(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        if fsync:
+            fh.flush()
+            os.fsync(fh.fileno())

@@ -1,0 +1,83 @@
+"""A pool: one batch queue of a platform, as the kernel runs it (DESIGN 3b, SPEC 5).
+
+A pool owns node groups (power in work units per second, count of processors), runs one
+policy instance from the registry over them, caps run times at ``t_max`` (a job reaching it
+is killed), admits an arriving job only after ``mu_rec`` seconds and frees the nodes of an
+ended job only ``mu_env`` seconds after its recorded end (the batch system's service times,
+paper 001). ``placement`` chooses the nodes of a starting job: the fastest free group first
+(default), the slowest first, or at random (seeded). Nodes are counts per group, never one
+object per node. A homogeneous cluster is one group of power 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedlab.errors import ConfigError
+
+__all__ = ["PLACEMENTS", "PoolSpec"]
+
+PLACEMENTS = ("fastest", "slowest", "random")
+MAX_PROCS = 2**31 - 1  # processors of one pool: far beyond any machine, safe in every array
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """What a pool is; the kernel builds its running state from it.
+
+    ``groups``: ``((power, count), ...)``; ``policy``: a registered name and its ``params``
+    (or a policy instance, for tests and custom code); times in seconds.
+    """
+
+    name: str
+    groups: tuple[tuple[float, int], ...]
+    policy: Any = "fcfs"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    t_max: float = math.inf
+    mu_rec: float = 0.0
+    mu_env: float = 0.0
+    placement: str = "fastest"
+    seed: int = 0  # for random placement
+
+    def __post_init__(self) -> None:
+        where = f"pool {self.name!r}"
+        groups = tuple((float(p), int(c)) for p, c in self.groups)
+        if not groups:
+            raise ConfigError(f"{where} groups", self.groups, "at least one (power, count)")
+        for power, count in groups:
+            if not (math.isfinite(power) and power > 0):
+                raise ConfigError(f"{where} node power", power, "a finite number > 0")
+            if not 1 <= count <= MAX_PROCS:
+                raise ConfigError(f"{where} node count", count, f"an integer in 1..{MAX_PROCS}")
+        if sum(c for _, c in groups) > MAX_PROCS:
+            raise ConfigError(f"{where} size", sum(c for _, c in groups), f"at most {MAX_PROCS}")
+        object.__setattr__(self, "groups", groups)
+        if not (self.t_max > 0):
+            raise ConfigError(f"{where} t_max", self.t_max, "a number of seconds > 0 (or inf)")
+        for key in ("mu_rec", "mu_env"):
+            value = getattr(self, key)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise ConfigError(f"{where} {key}", value, "a number of seconds >= 0")
+        if self.placement not in PLACEMENTS:
+            raise ConfigError(f"{where} placement", self.placement, PLACEMENTS)
+
+    @property
+    def total(self) -> int:
+        return sum(c for _, c in self.groups)
+
+    @property
+    def slowest(self) -> float:
+        return min(p for p, _ in self.groups)
+
+    @classmethod
+    def cluster(cls, procs: int, policy: Any = "fcfs", **kwargs: Any) -> PoolSpec:
+        """A homogeneous cluster of ``procs`` processors of power 1 (today's machine)."""
+        return cls(name="cluster", groups=((1.0, procs),), policy=policy, **kwargs)
+
+    def placement_order(self) -> list[int]:
+        """Group indices in the order a job's nodes are taken (ties: file order)."""
+        order = sorted(range(len(self.groups)), key=lambda g: (-self.groups[g][0], g))
+        return order[::-1] if self.placement == "slowest" else order

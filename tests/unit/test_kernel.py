@@ -1,0 +1,249 @@
+"""The general kernel's rules: decisions validated, rounds bounded, only what had an event
+scheduled, dependants, moldable jobs, work kept in work units (issue 9)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+import schedlab
+from schedlab.engine.actors import DirectDispatch, JobEvent, PlatformView
+from schedlab.engine.checker import KernelChecker
+from schedlab.engine.decisions import Dispatch, End, RunIn, Send, Spawn, Start
+from schedlab.engine.durations import RIGID, Amdahl, PowerLaw, duration
+from schedlab.engine.kernel import JobSpecs, Kernel
+from schedlab.engine.protocol import ClusterView
+from schedlab.errors import ConfigError, PolicyError
+from schedlab.platform.pool import PoolSpec
+from schedlab.schedulers import make_policy
+from schedlab.workload.job import N_FIELDS, F, Workload
+
+
+def specs(jobs: list[tuple[float, float, int]], **kw: Any) -> JobSpecs:
+    """(submit, run, procs) jobs, requested = run."""
+    return JobSpecs.rigid(
+        submit_at=[j[0] for j in jobs],
+        run_time=[j[1] for j in jobs],
+        requested_time=[j[1] for j in jobs],
+        procs=[j[2] for j in jobs],
+        **kw,
+    )
+
+
+class Chatty:
+    """Two of these answer every message with another, forever, at zero delay."""
+
+    name: ClassVar[str] = "chatty"
+
+    def __init__(self, peer: int) -> None:
+        self.peer = peer
+        self.inbox = 0
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        self.index = index
+
+    def on_arrival(self, job: int) -> None:
+        self.inbox += 1
+
+    def on_message(self, message: object) -> None:
+        self.inbox += 1
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        pass
+
+    def schedule(self, now: float) -> list[Any]:
+        out = [Send(self.peer, "ping")] * self.inbox
+        self.inbox = 0
+        return out
+
+
+def test_a_livelock_of_zero_delay_messages_is_a_policy_error() -> None:
+    kernel = Kernel(
+        jobs=specs([(0, 1, 1)], target_actor=0),
+        pools=[(PoolSpec.cluster(1), make_policy("fcfs"))],
+        actors=[Chatty(1), Chatty(0)],
+        max_rounds=50,
+    )
+    with pytest.raises(PolicyError, match="livelock at t=0.0: more than 50 rounds"):
+        kernel.run()
+
+
+class Holder(DirectDispatch):
+    """Keeps its jobs; returns whatever decisions a test hands it, once, at its first pass."""
+
+    name: ClassVar[str] = "holder"
+
+    def __init__(self, decisions: list[Any]) -> None:
+        super().__init__()
+        self.decisions = decisions
+        self.events: list[tuple[int, JobEvent]] = []
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        self.events.append((job, event))
+
+    def schedule(self, now: float) -> list[Any]:
+        out, self.decisions = self.decisions, []
+        return out
+
+
+@pytest.mark.parametrize(
+    ("decisions", "message"),
+    [
+        ([Dispatch(1, 0)], r"Dispatch\(job 1\).*not released to this actor"),
+        ([Dispatch(0, 3)], "Dispatch to no pool 3"),
+        ([Dispatch(0, 0, -1.0)], "delay -1.0 < 0"),
+        ([RunIn(0, 0)], "host is not a running job of this actor"),
+        ([End(0)], r"End\(job 0\).*not a running job"),
+        ([Send(5, "x")], "Send to no actor 5"),
+        ([Spawn(0, 9, 10.0)], "Spawn of 9 processors"),
+        ([Spawn(0, 1, 0.0)], "requested time 0.0"),
+        (["not a decision"], "not a decision"),
+    ],
+)
+def test_invalid_actor_decisions_name_the_actor_and_the_rule(
+    decisions: list[Any], message: str
+) -> None:
+    kernel = Kernel(
+        jobs=specs([(0, 1, 1), (5, 1, 1)], target_actor=0),
+        pools=[(PoolSpec.cluster(2), make_policy("fcfs"))],
+        actors=[Holder(decisions)],
+    )
+    with pytest.raises(PolicyError, match=message):
+        kernel.run()
+
+
+def test_a_rigid_job_cannot_be_started_on_another_size() -> None:
+    class Wide:
+        name: ClassVar[str] = "wide"
+
+        def setup(self, view: ClusterView) -> None:
+            pass
+
+        def on_submit(self, job: int) -> None:
+            pass
+
+        def on_finish(self, job: int) -> None:
+            pass
+
+        def schedule(self, now: float, view: ClusterView) -> list[Any]:
+            return [Start(0, 2)] if now == 0 else []
+
+    kernel = Kernel(jobs=specs([(0, 1, 1)]), pools=[(PoolSpec.cluster(4), Wide())])
+    with pytest.raises(PolicyError, match=r"rigid job runs on its own 1 processors"):
+        kernel.run()
+
+
+def test_only_pools_and_actors_with_an_event_are_asked() -> None:
+    """Two pools, jobs only in the second between t=0 and t=10: pool 0 is never asked."""
+    calls: list[tuple[str, float]] = []
+
+    class Counting:
+        name: ClassVar[str] = "counting"
+
+        def __init__(self, label: str) -> None:
+            self.label = label
+            self.fcfs = make_policy("fcfs")
+
+        def setup(self, view: ClusterView) -> None:
+            self.fcfs.setup(view)
+
+        def on_submit(self, job: int) -> None:
+            self.fcfs.on_submit(job)
+
+        def on_finish(self, job: int) -> None:
+            self.fcfs.on_finish(job)
+
+        def schedule(self, now: float, view: ClusterView) -> list[Any]:
+            calls.append((self.label, now))
+            return self.fcfs.schedule(now, view)
+
+    jobs = specs([(0, 4, 1), (2, 3, 1), (20, 1, 1)])
+    jobs.target_pool = [1, 1, 0]
+    kernel = Kernel(
+        jobs=jobs,
+        pools=[(PoolSpec.cluster(1), Counting("a")), (PoolSpec.cluster(1), Counting("b"))],
+    )
+    kernel.run()
+    assert calls == [("b", 0.0), ("b", 2.0), ("b", 4.0), ("b", 7.0), ("a", 20.0), ("a", 21.0)]
+
+
+def workload_with_parents(parents: dict[int, tuple[int, float]], runs: list[float]) -> Workload:
+    n = len(runs)
+    rows = np.full((n, N_FIELDS), -1.0)
+    rows[:, F["job_id"]] = np.arange(1, n + 1)
+    rows[:, F["submit_time"]] = 0.0
+    rows[:, F["run_time"]] = runs
+    rows[:, F["allocated_procs"]] = 1
+    rows[:, F["requested_time"]] = runs
+    for child, (parent_id, think) in parents.items():
+        rows[child, F["preceding_job_id"]] = parent_id
+        rows[child, F["think_time"]] = think
+    return Workload.from_fields(rows, max_procs=4)
+
+
+def test_a_killed_parent_still_releases_its_dependants() -> None:
+    """A job killed at its requested time ends all the same: its dependant follows."""
+    wl = workload_with_parents({1: (1, 2.0)}, [10.0, 5.0])
+    fields = wl.fields.copy()
+    fields[0, F["requested_time"]] = 4.0  # job 1 asks 4 s, runs 10: killed at 4
+    result = schedlab.simulate(wl.with_fields(fields), "fcfs", check=True)
+    jobs = result.jobs
+    assert jobs["killed"].tolist() == [True, False]
+    assert jobs["submitted_at"].tolist() == [0.0, 6.0]
+    assert jobs["started_at"].tolist() == [0.0, 6.0]
+
+
+def test_a_chain_of_dependants_and_unresolved_references() -> None:
+    """1 -> 2 -> 3 (think 1 each); job 4 names job 9 (absent) and job 5 names itself: roots."""
+    wl = workload_with_parents({1: (1, 1.0), 2: (2, 1.0), 3: (9, 0.0), 4: (5, 0.0)}, [2.0] * 5)
+    from schedlab.workload.dependencies import dependencies
+
+    deps = dependencies(wl)
+    assert deps.parent.tolist() == [-1, 0, 1, -1, -1] and deps.unresolved == 2
+    jobs = schedlab.simulate(wl, "easy", check=True).jobs
+    assert jobs["started_at"].tolist() == [0.0, 3.0, 6.0, 0.0, 0.0]
+
+
+def test_moldable_jobs_under_a_rigid_policy_keep_the_trace_times() -> None:
+    """A rigid policy runs a moldable job at its requested size: its time is the trace's."""
+    wl = schedlab.generate_lublin(jobs=300, procs=32, seed=4, kind="all")
+    rigid = schedlab.simulate(wl, "easy").jobs
+    moldable = schedlab.simulate(wl, "easy", speedup=Amdahl(0.9), check=True).jobs
+    np.testing.assert_allclose(moldable["finished_at"], rigid["finished_at"], rtol=1e-12)
+    np.testing.assert_array_equal(moldable["procs"], rigid["procs"])
+
+
+def test_duration_models() -> None:
+    assert duration(12.0, 4, 1.0, Amdahl(0.5)) == 7.5
+    assert duration(12.0, 4, 2.0, Amdahl(1.0)) == 1.5
+    assert duration(8.0, 4, 1.0, PowerLaw(0.5)) == 4.0
+    assert duration(8.0, 64, 2.0, RIGID) == 4.0
+    with pytest.raises(ConfigError, match="amdahl pi"):
+        Amdahl(1.5)
+    with pytest.raises(ConfigError, match="node power"):
+        duration(1.0, 1, 0.0)
+
+
+def test_work_is_conserved_across_suspensions_on_mixed_node_powers() -> None:
+    """PPS in a pool of two speeds: suspended jobs resume on other nodes, work in units."""
+    rng = np.random.default_rng(3)
+    n = 300
+    submit = np.sort(rng.integers(0, 3000, n)).astype(float)
+    run = rng.integers(1, 200, n).astype(float)
+    procs = rng.integers(1, 6, n)
+    jobs = JobSpecs.rigid(
+        submit_at=submit.tolist(),
+        run_time=run.tolist(),
+        requested_time=(run * 3).tolist(),
+        procs=procs.tolist(),
+    )
+    pool = PoolSpec(name="mixed", groups=((3.0, 4), (1.0, 4)))
+    checker = KernelChecker()
+    kernel = Kernel(jobs=jobs, pools=[(pool, make_policy("pps"))], tracer=checker)
+    run_out = kernel.run()
+    checker.audit(kernel)  # work conserved, durations from the model, groups never over
+    assert run_out.preemptions.sum() > 0
+    assert set(np.unique(run_out.node_power)) == {1.0, 3.0}
+    assert not run_out.killed.any()
