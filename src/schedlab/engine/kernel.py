@@ -662,7 +662,11 @@ class Kernel:
             req = self._requested_s[j]
         else:
             req = self._req_work[j] * model.time_factor(self.procs[j]) / pool.slowest
-        view.requested_time.append(req if req < pool.t_max else pool.t_max)  # type: ignore[attr-defined]
+        # what the batch system plans with: at most t_max, on the slowest nodes, plus the
+        # release delay during which the nodes stay busy after the end (an upper bound)
+        if req > pool.t_max:
+            req = pool.t_max
+        view.requested_time.append(req + pool.mu_env if pool.mu_env else req)  # type: ignore[attr-defined]
         view.procs.append(self.procs[j])  # type: ignore[attr-defined]
         view.user.append(self.user[j])  # type: ignore[attr-defined]
         view.segment_start_at.append(_NAN)  # type: ignore[union-attr]
