@@ -289,12 +289,13 @@ def simulate(
         name = policy.name
     models = speedup_models(workload, speedup)
     deps = dependencies(workload)
-    general = models is not None or deps.count > 0
+    # moldable jobs, dependants and clairvoyant policies (with `prepare`) need the kernel
+    general = models is not None or deps.count > 0 or callable(getattr(instance, "prepare", None))
     if engine == "inlined" and general:
         raise ConfigError(
             "engine",
             engine,
-            "general or auto: this workload has moldable jobs or dependants",
+            "general or auto: moldable jobs, dependants or a clairvoyant policy need the kernel",
         )
     observers: list[Any] = []
     series = TimeSeriesObserver() if timeseries else None
@@ -383,6 +384,9 @@ def _run_general(
         speedup=models,
         attributes={k: v.tolist() for k, v in workload.attributes.items()},
     )
+    prepare = getattr(instance, "prepare", None)
+    if callable(prepare):  # a clairvoyant policy plans on the realised instance (CPA)
+        prepare(specs, workload.max_procs)
     checker = KernelChecker() if check else None
     kernel = Kernel(
         jobs=specs,
@@ -396,8 +400,14 @@ def _run_general(
     if checker is not None:
         checker.audit(kernel)
     raw = raw_run_of(run)
-    local = _policy_columns(instance)
-    return raw, to_global(local, kernel.pools[0].gids, len(workload))
+    extra = to_global(_policy_columns(instance), kernel.pools[0].gids, len(workload))
+    if models is not None:
+        # the least area of each job (processor-seconds): a moldable job's is its work (its
+        # sequential time), a rigid job's its size times its time (metrics.moldable_metrics)
+        work = np.asarray(specs.work, dtype=np.float64)
+        rigid = np.array([m is RIGID for m in models])
+        extra["least_area"] = np.where(rigid, work * workload.procs, work)
+    return raw, extra
 
 
 def raw_run_of(run: KernelRun) -> RawRun:

@@ -183,6 +183,7 @@ _NEW_JOB_DEFAULTS: tuple[tuple[str, Any], ...] = (
     ("_target_actor", -1),
     ("_target_pool", -1),
     ("_children", None),
+    ("_parent", -1),
     ("_release_at", _NAN),
     ("submitted_at", _NAN),
     ("admitted_at", _NAN),
@@ -273,6 +274,8 @@ class _Pool:
             kill_on_overrun=kill_on_overrun,
             attributes={},
             speedup=[],
+            global_id=self.gids,
+            parent=[],
         )
 
     def allocate(self, q: int) -> tuple[list[tuple[int, int]], float]:
@@ -367,6 +370,7 @@ class Kernel:
         self._target_actor = list(jobs.target_actor)
         self._target_pool = list(jobs.target_pool)
         self._attrs = {k: list(v) for k, v in jobs.attributes.items()}
+        self._parent = list(jobs.parent)
         self._children: list[list[int] | None] = [None] * n
         for j, parent in enumerate(jobs.parent):
             if parent >= 0:
@@ -672,6 +676,10 @@ class Kernel:
         view.segment_start_at.append(_NAN)  # type: ignore[union-attr]
         view.executed_time.append(0.0)  # type: ignore[union-attr]
         view.speedup.append(model)  # type: ignore[union-attr]
+        parent = self._parent[j]
+        view.parent.append(  # type: ignore[union-attr]
+            self._local[parent] if parent >= 0 and self.where[parent] == pool.index else -1
+        )
         for name, values in view.attributes.items():
             values.append(self._attrs[name][j])  # type: ignore[attr-defined]
         pool.queued += 1

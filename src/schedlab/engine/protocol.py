@@ -42,6 +42,10 @@ class ClusterView:
     attributes: Mapping[str, Sequence[float]] = field(default_factory=dict)
     # Per-job speed-up model (`engine.durations`); None: every job is rigid.
     speedup: Sequence[SpeedupModel] | None = None
+    # Per-job position in the whole workload (the global id; None: the same as the index),
+    # and the local number of the job whose end released it (-1: none, or not in this view)
+    global_id: Sequence[int] | None = None
+    parent: Sequence[int] | None = None
 
     @property
     def jobs(self) -> int:

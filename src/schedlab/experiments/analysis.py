@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schedlab.errors import ConfigError
-from schedlab.metrics.summary import SUMMARY_KEYS, summarize
+from schedlab.metrics.summary import SUMMARY_KEYS, all_summary_keys, summarize
 from schedlab.outputs import write_atomic
 
 if TYPE_CHECKING:
@@ -359,6 +359,9 @@ def runs_json(store: ResultStore) -> dict[str, Any]:
         record: dict[str, Any] = {"run_id": run_id, "status": "done", **_config_keys(config)}
         for key in SUMMARY_KEYS:
             record[key] = meta.get(key) if key == "wall_time" else summary.get(key)
+        for key in all_summary_keys()[len(SUMMARY_KEYS) :]:
+            if key in summary:  # deadline counts, moldable metrics: only where they exist
+                record[key] = summary[key]
         runs.append(record)
     for run_id in sorted(store.failed_ids() - done):
         failure = store.failure(run_id)
@@ -658,10 +661,10 @@ def comparison_table(
         metrics = (metrics,)
     metrics = tuple(metrics)
     if not metrics:
-        raise ConfigError("metrics", metrics, SUMMARY_KEYS)
+        raise ConfigError("metrics", metrics, all_summary_keys())
     for metric in metrics:
-        if metric not in SUMMARY_KEYS:
-            raise ConfigError("metric", metric, SUMMARY_KEYS)
+        if metric not in all_summary_keys():
+            raise ConfigError("metric", metric, all_summary_keys())
     if method not in METHODS:
         raise ConfigError("method", method, METHODS)
     if method == "batch":

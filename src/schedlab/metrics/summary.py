@@ -134,6 +134,40 @@ def deadline_counts(jobs: JobTable) -> dict[str, int]:
     return out
 
 
+# Extra summary keys for moldable jobs (paper 004), when the table has a ``least_area`` column
+MOLDABLE_KEYS: tuple[str, ...] = ("normalized_cmax", "filling")
+
+
+def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
+    """Paper 004's metrics, for runs with moldable jobs (a ``least_area`` column).
+
+    ``normalized_cmax`` = Cmax / (sum of the jobs' least areas / N), Cmax = makespan. The
+    denominator is a lower bound of any schedule's Cmax: N processors cannot do more than N
+    units of area per second, and a job's area q x t(q) is smallest on one processor for
+    the models in use (Amdahl: q (1 - pi) + pi >= 1 times the sequential time; power laws
+    with alpha <= 1 too), where it is its sequential time; a rigid job's area is its size
+    times its time. ``least_area`` holds that per job (processor-seconds at power 1). So the ratio is >= 1 for every schedule; it is the paper's bound
+    (its "perfectly parallel, nothing idle" schedule). ``filling`` = sum(run x allocated
+    processors) / (Cmax x N), the utilization with the processors actually allocated.
+    """
+    if "least_area" not in jobs or len(_col(jobs, "least_area")) == 0:
+        return {}
+    alloc = _col(jobs, "procs", np.float64)
+    run = _col(jobs, "run_time", np.float64)
+    makespan = float(_col(jobs, "finished_at").max() - _col(jobs, "submitted_at").min())
+    bound = float(_col(jobs, "least_area", np.float64).sum()) / procs
+    return {
+        "normalized_cmax": makespan / bound if bound > 0 else float("nan"),
+        "filling": float(np.dot(run, alloc)) / (makespan * procs) if makespan > 0 else 0.0,
+    }
+
+
+def all_summary_keys() -> tuple[str, ...]:
+    """Every key a summary may hold: the standard ones, then those of deadlines and of
+    moldable jobs (present only for runs that have them)."""
+    return SUMMARY_KEYS + DEADLINE_KEYS + MOLDABLE_KEYS
+
+
 def summarize(
     jobs: JobTable, *, procs: int, skipped: int = 0, wall_time: float = 0.0
 ) -> dict[str, Any]:
@@ -143,6 +177,7 @@ def summarize(
     agg.update(skipped=int(skipped), procs=int(procs), wall_time=float(wall_time))
     summary = {key: agg[key] for key in SUMMARY_KEYS}
     summary.update(deadline_counts(jobs))
+    summary.update(moldable_metrics(jobs, procs))
     return summary
 
 

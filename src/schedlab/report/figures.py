@@ -72,6 +72,8 @@ METRIC_LABELS: dict[str, str] = {
     "queued": "queued jobs",
     "running": "running jobs",
     "busy_procs": "busy processors",
+    "normalized_cmax": "normalized Cmax (Cmax / lower bound)",
+    "filling": "filling (allocated area / Cmax x N)",
 }
 
 _LINESTYLES = ("-", "--", ":", "-.")

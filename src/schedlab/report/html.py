@@ -35,7 +35,13 @@ if TYPE_CHECKING:
 
 __all__ = ["FIGURE_METRICS", "TABLE_METRICS", "comparison_table", "render_report", "write_report"]
 
-FIGURE_METRICS: tuple[str, ...] = ("mean_wait_time", "mean_bounded_slowdown", "utilization")
+# metrics a run does not have (normalized_cmax: only moldable runs) are left out of its report
+FIGURE_METRICS: tuple[str, ...] = (
+    "mean_wait_time",
+    "mean_bounded_slowdown",
+    "utilization",
+    "normalized_cmax",
+)
 TABLE_METRICS: tuple[str, ...] = (
     "mean_wait_time",
     "max_wait_time",
@@ -45,8 +51,10 @@ TABLE_METRICS: tuple[str, ...] = (
     "unfairness",
     "makespan",
     "killed",
+    "normalized_cmax",
+    "filling",
 )
-HIGHER_IS_BETTER = frozenset({"utilization"})
+HIGHER_IS_BETTER = frozenset({"utilization", "filling"})
 GROUP_COLUMNS = ("workload", "load_factor")
 CONFIG_COLUMNS = (
     "run_id",

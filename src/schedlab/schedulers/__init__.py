@@ -1,5 +1,8 @@
 """Cluster scheduling policies, registered by name (SPEC section 4)."""
 
+# the moldable schedulers of paper 004 register themselves too (imported last: they use
+# the registry and the shared machinery above)
+import schedlab.moldable  # noqa: E402,F401,I001
 from schedlab.schedulers.conservative import ConservativeBackfilling, ConservativeParams
 from schedlab.schedulers.dbf import DbfParams, DeadlineBackfilling
 from schedlab.schedulers.easy import EasyBackfilling, EasyParams
