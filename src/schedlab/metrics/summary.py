@@ -146,9 +146,10 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     units of area per second, and a job's area q x t(q) is smallest on one processor for
     the models in use (Amdahl: q (1 - pi) + pi >= 1 times the sequential time; power laws
     with alpha <= 1 too), where it is its sequential time; a rigid job's area is its size
-    times its time. ``least_area`` holds that per job (processor-seconds at power 1). So the ratio is >= 1 for every schedule; it is the paper's bound
-    (its "perfectly parallel, nothing idle" schedule). ``filling`` = sum(run x allocated
-    processors) / (Cmax x N), the utilization with the processors actually allocated.
+    times its time. ``least_area`` holds that per job (processor-seconds at power 1). So the
+    ratio is >= 1 for every schedule; it is the paper's bound (its "perfectly parallel,
+    nothing idle" schedule). ``filling`` = sum(run x allocated processors) / (Cmax x N), the
+    utilization with the processors actually allocated.
     """
     if "least_area" not in jobs or len(_col(jobs, "least_area")) == 0:
         return {}
