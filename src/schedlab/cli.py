@@ -32,7 +32,8 @@ err = Console(stderr=True)
 WorkloadArg = Annotated[
     str,
     typer.Argument(
-        help="An .swf/.swf.gz path or a model spec such as lublin:jobs=10000,procs=256,seed=1"
+        help="An .swf/.swf.gz path or a model spec such as lublin:jobs=10000,procs=256,seed=1 "
+        "(also hlw:... and mmc:..., see `schedlab workload generate --help`)"
     ),
 ]
 
@@ -652,9 +653,15 @@ def report(
 
 @app.command()
 def reproduce(
-    paper: Annotated[str, typer.Argument(help="Which paper: dbf (paper 000) or pps (paper 002).")],
+    paper: Annotated[
+        str, typer.Argument(help="Which paper: dbf (paper 000), pps (paper 002) or hlw (004).")
+    ],
     quick: Annotated[
-        bool, typer.Option(help="A reduced version (first 20k jobs, fewer loads): minutes.")
+        bool,
+        typer.Option(
+            help="A reduced version (dbf/pps: first 20k jobs, fewer loads; hlw: 10 instances "
+            "per scenario): minutes."
+        ),
     ] = False,
     out_dir: Annotated[
         Path | None,
@@ -672,12 +679,12 @@ def reproduce(
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
 ) -> None:
     """Run a paper's experiments and print its tables next to the published ones."""
-    from schedlab.experiments.reproduce import REPRODUCTIONS, reproduction
+    from schedlab.experiments.reproduce import NEEDS_TRACES, REPRODUCTIONS, reproduction
     from schedlab.experiments.reproduce.common import find_traces
 
     if paper not in REPRODUCTIONS:
         raise ConfigError("paper", paper, sorted(REPRODUCTIONS))
-    folder = find_traces(traces)
+    folder = find_traces(traces) if paper in NEEDS_TRACES else None
     target = out_dir or Path(f"reproduce-{paper}{'-quick' if quick else ''}")
     bar = _RunsBar(enabled=not as_json and sys.stderr.isatty())
     try:
@@ -863,7 +870,11 @@ def workload_info(
 @workload_app.command("generate")
 def workload_generate(
     spec: Annotated[
-        str, typer.Argument(help="Model spec, e.g. lublin:jobs=10000,procs=256,seed=1")
+        str,
+        typer.Argument(
+            help="Model spec: lublin:jobs=10000,procs=256,seed=1, "
+            "hlw:n=128,nodes=64,pi=0.99,seed=1 or mmc:servers=4,load=0.9,jobs=10000,seed=1"
+        ),
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Output .swf or .swf.gz")],
     force: Annotated[

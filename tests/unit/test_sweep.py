@@ -447,7 +447,7 @@ ERROR_CASES = [
         W + '[[policies]]\nname = "lifo"\n',
         "policies[0].name",
         "lifo",
-        "conservative, dbf, easy, fcfs",
+        "conservative, cpa, dbf, easy, fcfs",
     ),
     (W + "[[policies]]\nlabel = 'x'\n", "policies[0].name", None, "easy"),
     (

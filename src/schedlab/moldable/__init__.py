@@ -3,3 +3,5 @@ schedulers, the reference schedulers (rand, Ref4, RefN) and clairvoyant CPA.
 
 They are ordinary registered policies: importing this package registers them.
 """
+
+from schedlab.moldable import cpa, fs, references  # noqa: F401

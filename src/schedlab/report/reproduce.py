@@ -122,3 +122,38 @@ def mmc_figure(
         ax.set_xlabel("load ρ")
         ax.legend(fontsize=7)
     return save(fig, path)
+
+
+def hlw_figure(values: dict[str, dict[str, list[float]]], path: Path) -> Path:
+    """Paper 004's Figure 1a-f: the distribution of normalized Cmax per algorithm, one box
+    plot per scenario (the same instances for every algorithm of a scenario)."""
+    from matplotlib.figure import Figure
+
+    from schedlab.experiments.reproduce.hlw import DISPLAY, SCENARIOS
+
+    fig = Figure(figsize=(12.0, 6.6), layout="constrained")
+    axes = fig.subplots(2, 3, squeeze=False).ravel()
+    for ax, scenario in zip(axes, SCENARIOS):
+        cells = values.get(scenario.name, {})
+        names = [p for p in DISPLAY if p in cells]
+        data = [cells[p] for p in names]
+        if data:
+            ax.boxplot(data, showfliers=True, flierprops={"markersize": 2})
+            low, high = min(min(d) for d in data), max(max(d) for d in data)
+            if high > 4 * low:  # (RefN at n/N = 1/8) keep the others readable
+                from matplotlib.ticker import FuncFormatter
+
+                ax.set_yscale("log")
+                plain = FuncFormatter(lambda v, _: f"{v:g}")
+                ax.yaxis.set_major_formatter(plain)
+                ax.yaxis.set_minor_formatter(plain)
+            ax.set_xticks(range(1, len(names) + 1), [DISPLAY[p] for p in names], rotation=45,
+                          fontsize=7)  # fmt: skip
+        ax.set_title(
+            f"({scenario.name}) n/N = {scenario.n_over_nodes:g}, π = {scenario.pi:g}, "
+            f"N = {scenario.nodes}",
+            fontsize=9,
+        )
+        ax.set_ylabel("normalized Cmax", fontsize=8)
+        ax.grid(True, axis="y", color="0.88", linewidth=0.6)
+    return save(fig, path)

@@ -13,6 +13,7 @@ from typing import Any
 
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.workload.job import Workload
+from schedlab.workload.models.hlw import check_hlw_params, generate_hlw
 from schedlab.workload.models.mmc import generate_mmc
 
 
@@ -32,10 +33,11 @@ def _check_lublin(**kwargs: Any) -> None:
 MODELS: dict[str, tuple[Callable[..., Workload], tuple[str, ...]]] = {
     "lublin": (_lublin, ("jobs", "procs")),
     "mmc": (generate_mmc, ("servers", "load", "jobs")),
+    "hlw": (generate_hlw, ("n", "nodes")),
 }
 # name -> the model's parameter check (raises ConfigError without generating anything);
 # a model without one is checked when it generates.
-_CHECKS: dict[str, Callable[..., None]] = {"lublin": _check_lublin}
+_CHECKS: dict[str, Callable[..., None]] = {"lublin": _check_lublin, "hlw": check_hlw_params}
 # name -> how a spec is written (default: its keys), and what each required key means
 _USAGE: dict[str, str] = {
     "lublin": (
@@ -43,14 +45,19 @@ _USAGE: dict[str, str] = {
         "[,start_time=SECONDS]"
     ),
     "mmc": "mmc:servers=C,load=RHO,jobs=N[,seed=N][,service=SECONDS]",
+    "hlw": (
+        "hlw:n=N,nodes=N[,pi=X][,seed=N][,w1=SECONDS][,w2=SECONDS][,p=X][,opt_min=N][,opt_max=N]"
+    ),
 }
 # name -> the parameter that sets the machine size (what --procs overrides)
-SIZE_KEYS: dict[str, str] = {"lublin": "procs", "mmc": "servers"}
+SIZE_KEYS: dict[str, str] = {"lublin": "procs", "mmc": "servers", "hlw": "nodes"}
 _REQUIRED_MEANING: dict[str, str] = {
     "jobs": "the number of jobs to generate",
     "procs": "the machine size",
     "servers": "the number of servers (processors)",
     "load": "the load per server, rho",
+    "n": "the number of top tasks tau0 (independent chains)",
+    "nodes": "the number of nodes N (the machine size)",
 }
 
 
@@ -142,7 +149,7 @@ def load_workload(source: str | Path, *, max_procs: int | None = None) -> Worklo
     """Read an SWF file or generate a model workload; ``max_procs`` overrides P.
 
     For a model spec ``max_procs`` replaces its machine size (``procs``, for mmc
-    ``servers``), which may then be left out.
+    ``servers``, for hlw ``nodes``), which may then be left out.
     """
     text = str(source)
     if isinstance(source, str) and is_model_spec(text):

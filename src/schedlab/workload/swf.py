@@ -23,8 +23,8 @@ SWF   name                 what the engine derives from it
 14    executable_id        (kept)
 15    queue_id             (kept)
 16    partition_id         (kept)
-17    preceding_job_id     (kept)
-18    think_time           (kept)
+17    preceding_job_id     a dependant: submitted when this earlier job ends ...
+18    think_time           ... plus this many seconds (workload/dependencies.py)
 ====  ===================  ======================================================
 
 Reading is vectorised (one decompression, one `numpy.loadtxt` call): a 243k-job trace takes
@@ -38,6 +38,17 @@ comes from the first ``MaxProcs`` line (then the first ``MaxNodes`` line), and
 `Workload.header_values` / `swf_header_value` give the first value of a key. A ``; MaxProcs:``
 comment further down (concatenated traces, notes) therefore never overrides the header at
 the top, which describes the machine the jobs ran on.
+
+Moldability (a schedlab extension): SWF has no field for it, so a header line
+``; MoldableAmdahlPi: <pi>`` says that every job of the file is moldable under Amdahl's law
+with parallel fraction pi in [0, 1] (paper 004; the `parallel_fraction` job attribute: run
+and requested times are those at the job's requested size). `read_swf` gives every job that
+attribute when the header has the key (the first line of the key counts, as above; a value
+that is not a plain number in [0, 1] is a `WorkloadError` naming the file, line and key).
+`write_swf` writes the line when every job has the same fraction (the header's first such
+line is kept if it says that value, else replaced), and removes every such line otherwise:
+like deadlines, per-job moldability (different fractions, or some jobs rigid) is not written
+to SWF, and a stale line must not make a rigid workload moldable when it is read back.
 
 Ranges: a machine size (``MaxProcs``/``MaxNodes`` header or `max_procs`) is at most
 `MAX_PROCS` (2**31 - 1; a larger header value is an error naming its line, overridable with
@@ -76,7 +87,7 @@ from schedlab.workload.job import (
     derived_procs,
 )
 
-__all__ = ["read_swf", "write_swf", "swf_header_value"]
+__all__ = ["MOLDABLE_PI_KEY", "moldable_pi_header", "read_swf", "swf_header_value", "write_swf"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -92,6 +103,9 @@ _MAX_INT_DIGITS = 30
 # Integral values below this print as integers; beyond it float repr is exact and shorter.
 _INT_LIMIT = 2.0**62
 _MAX_SHOWN = 120
+# The header key of the moldability extension (module docstring) and the number it holds.
+MOLDABLE_PI_KEY = "MoldableAmdahlPi"
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -126,11 +140,14 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
         raise WorkloadError(where, "no jobs (the file has no job lines)")
     if max_procs is None:
         max_procs = _header_machine_size(where, header_at)
+    pi = _header_moldable_pi(where, header_at)
+    attributes = None if pi is None else {"parallel_fraction": np.full(fields.shape[0], pi)}
     return Workload.from_fields(
         fields,
         max_procs=None if max_procs is None else int(max_procs),
         header=header,
         source=name,
+        attributes=attributes,
     )
 
 
@@ -399,6 +416,32 @@ def _header_machine_size(
     return None
 
 
+def _header_moldable_pi(name: str, header_at: Sequence[tuple[int | None, str]]) -> float | None:
+    """Amdahl's pi from the first ``MoldableAmdahlPi`` line, None without one; a value
+    that is not a plain number in [0, 1] raises `WorkloadError` naming the line and key."""
+    entry = _first_entry(header_at, MOLDABLE_PI_KEY)
+    if entry is None:
+        return None
+    _, lineno, text = entry
+    if _PLAIN_NUMBER.fullmatch(text) is not None:
+        value = float(text)
+        if 0.0 <= value <= 1.0:
+            return value
+    raise WorkloadError(
+        name,
+        "expected a parallel fraction (Amdahl's pi) from 0 to 1",
+        line=lineno,
+        field=MOLDABLE_PI_KEY,
+        value=_shown(text),
+    )
+
+
+def moldable_pi_header(pi: float) -> str:
+    """The header line (without ';') that makes every job moldable with fraction ``pi``;
+    repr is the shortest text that reads back to the same float."""
+    return f"{MOLDABLE_PI_KEY}: {float(pi)!r}"
+
+
 def swf_header_value(workload: Workload, key: str) -> str | None:
     """Value of the first `key:` header line, or None (keys are case-sensitive, as in SWF)."""
     return workload.header_values.get(key)
@@ -417,11 +460,13 @@ def write_swf(workload: Workload, path: str | os.PathLike[str]) -> None:
     integral values as integers, others as the shortest text that reads back to the same
     float, so `read_swf` returns identical fields, header and machine size. If the header
     would not give back `workload.max_procs` (e.g. it was overridden), its `MaxProcs` line
-    is replaced, or one is appended.
+    is replaced, or one is appended. The ``MoldableAmdahlPi`` line is written (or replaced)
+    when every job has the same `parallel_fraction`, and removed otherwise (module
+    docstring), so the attribute reads back when it can be said in SWF.
     """
     name = os.fspath(path)
     fields = np.asarray(workload.fields, dtype=np.float64).reshape(-1, N_FIELDS)
-    header = _header_for(workload, fields)
+    header = _header_for(workload, fields, name)
     _check_finite(name, fields, len(header))
     text_parts = [_header_lines(header), _job_lines(fields)]
     data = "".join(text_parts).encode("utf-8")
@@ -434,8 +479,9 @@ def write_swf(workload: Workload, path: str | os.PathLike[str]) -> None:
         raise WorkloadError(name, f"cannot write: {exc.strerror or exc}") from None
 
 
-def _header_for(workload: Workload, fields: np.ndarray) -> list[str]:
-    """The header to write, with MaxProcs fixed up so that reading gives `max_procs` back."""
+def _header_for(workload: Workload, fields: np.ndarray, name: str) -> list[str]:
+    """The header to write, with MaxProcs and MoldableAmdahlPi fixed up so that reading
+    gives `max_procs` and the moldability back (``name``: the output, for errors)."""
     header: list[str] = []
     for text in workload.header:
         header.extend(text.split("\n"))
@@ -456,7 +502,42 @@ def _header_for(workload: Workload, fields: np.ndarray) -> list[str]:
             header.append(line)
         else:
             header[position] = line
+    return _with_moldability(header, workload, name)
+
+
+def _with_moldability(header: list[str], workload: Workload, name: str) -> list[str]:
+    """``header`` with its ``MoldableAmdahlPi`` line saying the workload's one fraction, or
+    with no such line when the jobs have no single fraction (module docstring)."""
+    pi = _uniform_fraction(workload, name)
+    entry = _first_entry([(None, text) for text in header], MOLDABLE_PI_KEY)
+    if pi is None:
+        # every line goes: a later one would become the first when read back
+        return [text for text in header if _first_entry([(None, text)], MOLDABLE_PI_KEY) is None]
+    if entry is None:
+        header.append(moldable_pi_header(pi))
+    elif _PLAIN_NUMBER.fullmatch(entry[2]) is None or float(entry[2]) != pi:
+        header[entry[0]] = moldable_pi_header(pi)  # (a line that says pi already stays as is)
     return header
+
+
+def _uniform_fraction(workload: Workload, name: str) -> float | None:
+    """The `parallel_fraction` every job shares, None if jobs differ, some are rigid (NaN)
+    or there are none. A shared value outside [0, 1] cannot be read back: WorkloadError
+    naming the output ``name``."""
+    values = workload.attributes.get("parallel_fraction")
+    if values is None or len(values) == 0:
+        return None
+    first = float(values[0])
+    if math.isnan(first) or not bool(np.all(values == first)):
+        return None
+    if not 0.0 <= first <= 1.0:
+        raise WorkloadError(
+            name,
+            "cannot write a parallel fraction outside [0, 1]",
+            field=MOLDABLE_PI_KEY,
+            value=repr(first),
+        )
+    return first
 
 
 def _header_lines(header: list[str]) -> str:

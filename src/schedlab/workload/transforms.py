@@ -174,9 +174,7 @@ def raise_requested_to_run(workload: Workload) -> Workload:
     return workload.with_fields(fields)
 
 
-def make_moldable(
-    workload: Workload, pi: float, fraction: float = 1.0, seed: int = 0
-) -> Workload:
+def make_moldable(workload: Workload, pi: float, fraction: float = 1.0, seed: int = 0) -> Workload:
     """Mark jobs moldable under Amdahl's law with parallel fraction ``pi`` (in [0, 1]).
 
     Each job is marked with probability ``fraction`` (seeded; 1: every job). A marked job

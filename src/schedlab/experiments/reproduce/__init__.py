@@ -12,7 +12,10 @@ from typing import Any
 REPRODUCTIONS: dict[str, str] = {
     "dbf": "paper 000: DBF vs conservative backfilling (Tables 1-2)",
     "pps": "paper 002: PPS vs EASY backfilling (Tables 1-2)",
+    "hlw": "paper 004: the FS family vs its references on HLW (Figure 1)",
 }
+# reproductions that replay real traces (the others generate their workloads)
+NEEDS_TRACES = frozenset({"dbf", "pps"})
 
 
 def reproduction(name: str) -> Callable[..., Any]:
@@ -27,4 +30,8 @@ def reproduction(name: str) -> Callable[..., Any]:
         from schedlab.experiments.reproduce.pps import reproduce_pps
 
         return reproduce_pps
+    if name == "hlw":
+        from schedlab.experiments.reproduce.hlw import reproduce_hlw
+
+        return reproduce_hlw
     raise ConfigError("paper", name, sorted(REPRODUCTIONS))
