@@ -676,6 +676,10 @@ def reproduce(
     workers: Annotated[
         int | None, typer.Option(help="Local worker processes (default: all cores).")
     ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(help="Run on Dask: 'local' (a LocalCluster) or a scheduler tcp://HOST:PORT."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
 ) -> None:
     """Run a paper's experiments and print its tables next to the published ones."""
@@ -689,7 +693,7 @@ def reproduce(
     bar = _RunsBar(enabled=not as_json and sys.stderr.isatty())
     try:
         result = reproduction(paper)(
-            folder, target, quick=quick, workers=workers, on_change=bar.show
+            folder, target, quick=quick, workers=workers, on_change=bar.show, dask=dask
         )
     finally:
         bar.stop()

@@ -78,8 +78,10 @@ def execute(
     *,
     workers: int | None = None,
     on_change: Callable[[SweepProgress], None] | None = None,
+    dask: str | None = None,
 ) -> ResultStore:
-    """Run what is not done yet into ``out``; a failed run stops the reproduction."""
+    """Run what is not done yet into ``out`` (``dask``: on a Dask cluster, "local" or a
+    scheduler address, as `schedlab sweep --dask`); a failed run stops the reproduction."""
     store = ResultStore(out)
     with store:
         progress = run_sweep(
@@ -87,7 +89,9 @@ def execute(
             store,
             base_dir=str(sweep.base_dir),
             policy_labels=sweep.policy_labels,
+            executor="dask" if dask else "local",
             workers=workers,
+            dask_address=dask,
             on_change=on_change,
         )
     if progress.failures:

@@ -199,10 +199,12 @@ def reproduce_dbf(
     quick: bool = False,
     workers: int | None = None,
     on_change: Callable[[SweepProgress], None] | None = None,
+    dask: str | None = None,
 ) -> Reproduction:
-    """Run (or resume) the experiment into ``out`` and build its tables and figure."""
+    """Run (or resume) the experiment into ``out`` (on local workers, or on Dask with
+    ``dask``: "local" or a scheduler address) and build its tables and figure."""
     sweep = build_sweep(traces, quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change)
+    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
     rows = rows_from(store, sweep)
     notes = [
         "SDSC-DS is not available here: CEA-Curie stands in for it (paper column SDSC-DS).",

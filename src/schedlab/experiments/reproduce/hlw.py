@@ -216,10 +216,11 @@ def reproduce_hlw(
     quick: bool = False,
     workers: int | None = None,
     on_change: Callable[[SweepProgress], None] | None = None,
+    dask: str | None = None,
 ) -> Reproduction:
     """Run (or resume) the experiment into ``out``; tables, JSON and the box plots."""
     sweep = build_sweep(quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change)
+    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
     values = values_from(store, sweep)
     rows = scenario_rows(values)
     count = QUICK_INSTANCES if quick else INSTANCES
