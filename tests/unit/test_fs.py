@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab
+from moldable_instances import chain_workload, run_checked
 from schedlab.engine.decisions import Decision, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
@@ -32,27 +33,6 @@ from schedlab.workload.job import Workload
 FS_NAMES = ("fs", "fs0.5", "fs0.5x", "fs0.5mpx")
 
 
-def build(chains: list[list[float]], procs: int, pi: float = 1.0) -> Workload:
-    """One SWF row per task, chain after chain; a task names the previous one of its chain
-    (field 17) with zero think time (field 18); run = requested = sequential time."""
-    rows = []
-    for chain in chains:
-        prev = -1
-        for w in chain:
-            job_id = len(rows) + 1
-            rows.append([job_id, 0, -1, w, 1, -1, -1, 1, w, -1, 1, 1, 1, -1, 1, -1, prev, 0])
-            prev = job_id
-    wl = Workload.from_fields(np.array(rows, dtype=np.float64), max_procs=procs)
-    return wl.with_attribute("parallel_fraction", np.full(len(rows), pi))
-
-
-def run(wl: Workload, policy: Any, **params: Any) -> tuple[Any, dict[str, Any]]:
-    result = schedlab.simulate(wl, policy, check=True, **params)
-    summary = result.summary()
-    assert summary["normalized_cmax"] >= 1.0 - 1e-12
-    return result.jobs, summary
-
-
 # -- allocation and list scheduling ------------------------------------------------------------
 def test_longest_first_with_ties_by_arrival() -> None:
     """On one node q_FS is 1 for all: tasks run longest first, equal times in arrival order.
@@ -60,7 +40,7 @@ def test_longest_first_with_ties_by_arrival() -> None:
     Roots w = [1, 3, 3] (local 0, 1, 2). t=0: times 1, 3, 3 -> order 1, 2, 0: task 1
     [0, 3). t=3: A = {0, 2}: task 2 (3) before task 0 (1): [3, 6), then task 0 [6, 7).
     """
-    jobs, summary = run(build([[1], [3], [3]], procs=1), "fs")
+    jobs, summary = run_checked(chain_workload([[1], [3], [3]], procs=1), "fs")
     assert jobs.started_at.tolist() == [6.0, 0.0, 3.0]
     assert jobs.procs.tolist() == [1, 1, 1]
     assert summary["normalized_cmax"] == pytest.approx(1.0)
@@ -78,7 +58,7 @@ def test_fair_share_rounding_and_skipping() -> None:
     t=3: A = {B2}: q = 4, 1 free: waits. t=4: A1 ends: B2 [4, 5.5) on 4.
     Cmax 5.5; bound 19 / 4 = 4.75.
     """
-    jobs, summary = run(build([[8], [2, 6], [2, 1]], procs=4), "fs")
+    jobs, summary = run_checked(chain_workload([[8], [2, 6], [2, 1]], procs=4), "fs")
     assert jobs.procs.tolist() == [2, 1, 4, 1, 1]  # workload order: A1, B1, B2, C1, C2
     assert jobs.started_at.tolist() == [0.0, 0.0, 4.0, 0.0, 2.0]
     assert jobs.finished_at.tolist() == [4.0, 2.0, 5.5, 2.0, 3.0]
@@ -92,7 +72,7 @@ def test_extra_nodes_go_to_the_started_tasks() -> None:
     gets 2 nodes and runs [2, 2.5); B2 (skipped, not started) gets nothing. At t=0 the
     shares use all 4 nodes: no extra node.
     """
-    jobs, _ = run(build([[8], [2, 6], [2, 1]], procs=4), "fs", extra_nodes=True)
+    jobs, _ = run_checked(chain_workload([[8], [2, 6], [2, 1]], procs=4), "fs", extra_nodes=True)
     assert jobs.procs.tolist() == [2, 1, 4, 1, 2]  # workload order: A1, B1, B2, C1, C2
     assert jobs.finished_at.tolist() == [4.0, 2.0, 5.5, 2.0, 2.5]
 
@@ -104,7 +84,7 @@ def test_extra_nodes_to_the_longest_current_time() -> None:
     free. Times 0.8, 1, 1: the longest are tasks 1 and 2 (tie: first arrived), so task 1
     gets it: procs [5, 2, 1] (the widest task is not the one served).
     """
-    jobs, _ = run(build([[4], [1], [1]], procs=8), "fs", extra_nodes=True)
+    jobs, _ = run_checked(chain_workload([[4], [1], [1]], procs=8), "fs", extra_nodes=True)
     assert jobs.procs.tolist() == [5, 2, 1]
     assert jobs.finished_at.tolist() == pytest.approx([0.8, 0.5, 1.0])
 
@@ -115,9 +95,9 @@ def test_extra_nodes_recomputed_after_each_node() -> None:
     N = 8, roots w = [1, 1, 1]: q = floor(8/3) = 2 each, 2 nodes free, times 0.5 each.
     Node 1: tie, task 0 -> 3 nodes (1/3). Node 2: tasks 1 and 2 at 0.5, task 1 -> 3.
     """
-    jobs, _ = run(build([[1], [1], [1]], procs=8), "fs", extra_nodes=True)
+    jobs, _ = run_checked(chain_workload([[1], [1], [1]], procs=8), "fs", extra_nodes=True)
     assert jobs.procs.tolist() == [3, 3, 2]
-    plain, _ = run(build([[1], [1], [1]], procs=8), "fs")
+    plain, _ = run_checked(chain_workload([[1], [1], [1]], procs=8), "fs")
     assert plain.procs.tolist() == [2, 2, 2]
 
 
@@ -128,13 +108,13 @@ def _delta_instance(c: float) -> Workload:
     t=0: sum w = 2 + c: A1, B1 on 1 node, C1 on 2 (for c in [2.4, 3.2]); A1 and B1 end at
     1, C1 at c / 2. t=1: A2 and B2 released, q = 2 each (time 0.5), 2 nodes free.
     """
-    return build([[1, 1], [1, 1], [c]], procs=4)
+    return chain_workload([[1, 1], [1, 1], [c]], procs=4)
 
 
 def test_plain_fs_starts_what_fits() -> None:
     """FS at t=1: A2 (tie, first arrived) [1, 1.5) on 2; B2 waits: at 1.2 C1 ends but B2's
     share is then 4 with 2 free; at 1.5 A2 ends: B2 [1.5, 1.75) on 4."""
-    jobs, _ = run(_delta_instance(2.4), "fs")  # workload order: A1, A2, B1, B2, C1
+    jobs, _ = run_checked(_delta_instance(2.4), "fs")  # workload order: A1, A2, B1, B2, C1
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.0, 0.0, 1.5, 0.0])
     assert jobs.procs.tolist() == [1, 2, 1, 4, 2]
 
@@ -142,7 +122,7 @@ def test_plain_fs_starts_what_fits() -> None:
 def test_fixed_delta_waits_for_an_end_within_delta() -> None:
     """FS0.5 at t=1: C1 ends at 1.2 in (1, 1.5]: nothing starts, a wake-up at 1.2; then
     A2 and B2 start together on 2 nodes each, [1.2, 1.7). Cmax 1.7, bound 6.4 / 4."""
-    jobs, summary = run(_delta_instance(2.4), "fs0.5")
+    jobs, summary = run_checked(_delta_instance(2.4), "fs0.5")
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.2, 0.0, 1.2, 0.0])
     assert jobs.procs.tolist() == [1, 2, 1, 2, 2]
     assert summary["normalized_cmax"] == pytest.approx(1.7 / 1.6)
@@ -151,7 +131,7 @@ def test_fixed_delta_waits_for_an_end_within_delta() -> None:
 def test_an_end_exactly_at_t_plus_delta_blocks_and_an_end_at_t_does_not() -> None:
     """c = 3: C1 ends at 1.5 = 1 + delta exactly: FS0.5 waits (closed interval). At 1.5 C1
     has ended (ends come before the pass), so it does not block: A2, B2 [1.5, 2)."""
-    jobs, _ = run(_delta_instance(3.0), "fs0.5")
+    jobs, _ = run_checked(_delta_instance(3.0), "fs0.5")
     assert jobs.started_at.tolist() == [0.0, 1.5, 0.0, 1.5, 0.0]
     assert jobs.finished_at.tolist() == [1.0, 2.0, 1.0, 2.0, 1.5]
 
@@ -159,7 +139,7 @@ def test_an_end_exactly_at_t_plus_delta_blocks_and_an_end_at_t_does_not() -> Non
 def test_an_end_after_t_plus_delta_does_not_block() -> None:
     """c = 3.2: C1 ends at 1.6 > 1.5: FS0.5 starts A2 at 1 as FS does. At 1.5 (A2 ends) C1
     ends within delta: B2 waits for 1.6, where it would start anyway (share 4)."""
-    jobs, _ = run(_delta_instance(3.2), "fs0.5")
+    jobs, _ = run_checked(_delta_instance(3.2), "fs0.5")
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.0, 0.0, 1.6, 0.0])
     assert jobs.procs.tolist() == [1, 2, 1, 4, 2]
 
@@ -193,20 +173,20 @@ def test_proportional_delta() -> None:
     """kmP, k = 0.5: at t=1 the smallest available time is 0.5 (A2, B2 on 2), delta 0.25.
     c = 2.4: C1 ends at 1.2 <= 1.25: wait, as FS0.5. c = 2.8: C1 ends at 1.4 > 1.25: A2
     starts at 1 as in FS (while a fixed delta of 0.5 waits for 1.4)."""
-    jobs, _ = run(_delta_instance(2.4), "fs", delta_mode="proportional", k=0.5)
+    jobs, _ = run_checked(_delta_instance(2.4), "fs", delta_mode="proportional", k=0.5)
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.2, 0.0, 1.2, 0.0])
-    jobs, _ = run(_delta_instance(2.8), "fs", delta_mode="proportional", k=0.5)
+    jobs, _ = run_checked(_delta_instance(2.8), "fs", delta_mode="proportional", k=0.5)
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.0, 0.0, 1.5, 0.0])
-    jobs, _ = run(_delta_instance(2.8), "fs0.5")
+    jobs, _ = run_checked(_delta_instance(2.8), "fs0.5")
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.4, 0.0, 1.4, 0.0])
     # the preset: proportional delta and X (no node left free here: same as above)
-    jobs, _ = run(_delta_instance(2.4), "fs0.5mpx")
+    jobs, _ = run_checked(_delta_instance(2.4), "fs0.5mpx")
     assert jobs.started_at.tolist() == pytest.approx([0.0, 1.2, 0.0, 1.2, 0.0])
 
 
 def test_amdahl_times_come_from_the_engine() -> None:
     """pi = 0.5, N = 4, two roots of w = 2: q = 2 each, time 2 x (0.5 + 0.25) = 1.5."""
-    jobs, summary = run(build([[2], [2]], procs=4, pi=0.5), "fs")
+    jobs, summary = run_checked(chain_workload([[2], [2]], procs=4, pi=0.5), "fs")
     assert jobs.procs.tolist() == [2, 2]
     assert jobs.finished_at.tolist() == [1.5, 1.5]
     assert summary["normalized_cmax"] == pytest.approx(1.5)
@@ -350,9 +330,9 @@ VARIANTS = {
 )
 def test_fs_equals_a_direct_reading(chains: list[list[float]], procs: int, pi: float) -> None:
     """Every FS variant gives the start times and allocations of `reference_fs`."""
-    wl = build(chains, procs, pi)
+    wl = chain_workload(chains, procs, pi)
     for name, options in VARIANTS.items():
-        jobs, _ = run(wl, name)
+        jobs, _ = run_checked(wl, name)
         start, alloc = reference_fs(chains, procs, pi, **options)  # type: ignore[arg-type]
         assert jobs.procs.tolist() == alloc, name
         assert jobs.started_at.tolist() == pytest.approx(start), name
@@ -370,11 +350,11 @@ def test_share_of_present_counts_the_running_tasks() -> None:
       "present": sum = 3 + 8 (B1 runs) = 11, q(A2) = floor(12/11) = 1: starts at 1 on 1
       node -> ends at 4.
     """
-    wl = build([[1, 3], [8]], procs=4)
-    jobs, _ = run(wl, "fs")
+    wl = chain_workload([[1, 3], [8]], procs=4)
+    jobs, _ = run_checked(wl, "fs")
     assert jobs.procs.tolist() == [1, 4, 3]
     assert jobs.finished_at.tolist()[1] == pytest.approx(8 / 3 + 0.75)
-    jobs, _ = run(wl, "fs", share_of="present")
+    jobs, _ = run_checked(wl, "fs", share_of="present")
     assert jobs.procs.tolist() == [1, 1, 3]
     assert jobs.started_at.tolist()[1] == 1.0 and jobs.finished_at.tolist()[1] == 4.0
     with pytest.raises(ConfigError, match="share_of"):

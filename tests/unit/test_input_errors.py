@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_swf import job  # noqa: E402
 
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.experiments.sweep import MAX_RUNS, load_sweep, parse_sweep
@@ -32,19 +33,6 @@ from schedlab.workload.transforms import (
 )
 
 HUGE = 99999999999999999999  # what `--procs 99999999999999999999` passes on
-
-
-def job(**values: float | str) -> str:
-    """One SWF job line: a 1-proc, 10 s, completed job at t=0 unless `values` say otherwise."""
-    row: list[float | str] = [-1] * N_FIELDS
-    row[F["job_id"]] = 1
-    row[F["submit_time"]] = 0
-    row[F["run_time"]] = 10
-    row[F["allocated_procs"]] = 1
-    row[F["status"]] = 1
-    for name, value in values.items():
-        row[F[name]] = value
-    return " ".join(str(v) for v in row)
 
 
 def swf(tmp_path: Path, lines: Sequence[str], name: str = "t.swf") -> Path:

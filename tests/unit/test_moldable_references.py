@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import schedlab
+from moldable_instances import chain_workload, run_checked
 from schedlab.engine.decisions import Start
 from schedlab.engine.durations import Amdahl
 from schedlab.engine.protocol import ClusterView
@@ -23,30 +23,8 @@ from schedlab.errors import ConfigError
 from schedlab.moldable.references import RandomReference, RandParams, Ref4, RefN, SlotParams
 from schedlab.schedulers.registry import make_policy
 from schedlab.workload.dependencies import dependencies
-from schedlab.workload.job import Workload
 
 ONLINE_POLICIES = ("fs", "fs0.5", "fs0.5x", "fs0.5mpx", "rand", "ref4", "refn")
-
-
-def build(chains: list[list[float]], procs: int, pi: float = 1.0) -> Workload:
-    """One SWF row per task, chain after chain; a task names the previous one of its chain
-    (field 17) with zero think time (field 18); run = requested = sequential time."""
-    rows = []
-    for chain in chains:
-        prev = -1
-        for w in chain:
-            job_id = len(rows) + 1
-            rows.append([job_id, 0, -1, w, 1, -1, -1, 1, w, -1, 1, 1, 1, -1, 1, -1, prev, 0])
-            prev = job_id
-    wl = Workload.from_fields(np.array(rows, dtype=np.float64), max_procs=procs)
-    return wl.with_attribute("parallel_fraction", np.full(len(rows), pi))
-
-
-def run(wl: Workload, policy: str, **params: Any) -> tuple[Any, dict[str, Any]]:
-    result = schedlab.simulate(wl, policy, check=True, **params)
-    summary = result.summary()
-    assert summary["normalized_cmax"] >= 1.0 - 1e-12
-    return result.jobs, summary
 
 
 def peak_procs(jobs: Any) -> int:
@@ -71,7 +49,9 @@ def test_rand_reserves_each_task_at_its_earliest_start() -> None:
     T2 q 4: [10/3, 13/3). T3 q 4: [13/3, 16/3). T4 q 1, 1 s: [0, 1) (a hole: 2 free).
     T5 q 1, 2 s: 1 free on [0, 1), 2 on [1, 2): [0, 2).
     """
-    jobs, summary = run(build([[4], [4], [4], [4], [1], [2]], procs=4), "rand", seed=1)
+    jobs, summary = run_checked(
+        chain_workload([[4], [4], [4], [4], [1], [2]], procs=4), "rand", seed=1
+    )
     assert jobs.procs.tolist() == [2, 3, 4, 4, 1, 1]
     assert jobs.started_at.tolist() == pytest.approx([0, 2, 10 / 3, 13 / 3, 0, 0])
     assert jobs.finished_at.tolist() == pytest.approx([2, 10 / 3, 13 / 3, 16 / 3, 1, 2])
@@ -86,10 +66,10 @@ def test_rand_is_deterministic_for_a_seed() -> None:
     chains = [
         [float(rng.choice([1.0, 15.0])) for _ in range(int(rng.integers(1, 6)))] for _ in range(10)
     ]
-    wl = build(chains, procs=8, pi=0.99)
-    a, _ = run(wl, "rand", seed=3)
-    b, _ = run(wl, "rand", seed=3)
-    c, _ = run(wl, "rand", seed=4)
+    wl = chain_workload(chains, procs=8, pi=0.99)
+    a, _ = run_checked(wl, "rand", seed=3)
+    b, _ = run_checked(wl, "rand", seed=3)
+    c, _ = run_checked(wl, "rand", seed=4)
     assert a.equals(b)
     assert a.procs.tolist() != c.procs.tolist()
     for jobs in (a, c):
@@ -141,7 +121,7 @@ def test_ref4_binds_chains_to_slots() -> None:
       [1, 2); C2 ends with no child: slot 2 takes C4: [1, 2), then its child [2, 3).
     C1 [0, 2) on slot 1, C3 [0, 3) on slot 3. Cmax 3, bound 20 / 8.
     """
-    jobs, summary = run(build(_SLOT_CHAINS, procs=8), "ref4")
+    jobs, summary = run_checked(chain_workload(_SLOT_CHAINS, procs=8), "ref4")
     assert jobs.procs.tolist() == [2] * 7
     assert jobs.slot.tolist() == [0, 0, 1, 2, 3, 2, 2]
     assert jobs.started_at.tolist() == [0, 1, 0, 0, 0, 1, 2]
@@ -152,7 +132,7 @@ def test_ref4_binds_chains_to_slots() -> None:
 def test_refn_one_node_per_slot() -> None:
     """N = 8: 8 slots of one node: every chain starts at 0 on its own node and runs its
     tasks back to back at sequential speed: Cmax 6 (C3)."""
-    jobs, _ = run(build(_SLOT_CHAINS, procs=8), "refn")
+    jobs, _ = run_checked(chain_workload(_SLOT_CHAINS, procs=8), "refn")
     assert jobs.procs.tolist() == [1] * 7
     assert jobs.slot.tolist() == [0, 0, 1, 2, 3, 4, 4]
     assert jobs.started_at.tolist() == [0, 2, 0, 0, 0, 0, 2]
@@ -163,7 +143,7 @@ def test_a_chain_keeps_its_slot_before_waiting_chains() -> None:
     """N = 4, Ref4: 4 slots of 1 node. C0 = [1, 1], C1..C3 = [5], C4 = [1] waits.
     At t=1 C0's child is released with C4 waiting: the child keeps slot 0 [1, 2); C4 gets
     slot 0 only when C0 ends: [2, 3)."""
-    jobs, _ = run(build([[1, 1], [5], [5], [5], [1]], procs=4), "ref4")
+    jobs, _ = run_checked(chain_workload([[1, 1], [5], [5], [5], [1]], procs=4), "ref4")
     assert jobs.slot.tolist() == [0, 0, 1, 2, 3, 0]
     assert jobs.started_at.tolist() == [0, 1, 0, 0, 0, 2]
 
@@ -171,14 +151,16 @@ def test_a_chain_keeps_its_slot_before_waiting_chains() -> None:
 def test_slots_parameter_and_small_machines() -> None:
     """``slots`` sets the slot count (floor(N / slots) nodes each); Ref4 on N = 2 < 4 is
     2 slots of one node (RefN); nodes left by the floor stay idle."""
-    jobs, _ = run(build(_SLOT_CHAINS, procs=8), "ref4", slots=2)  # 2 slots of 4 nodes
+    jobs, _ = run_checked(
+        chain_workload(_SLOT_CHAINS, procs=8), "ref4", slots=2
+    )  # 2 slots of 4 nodes
     assert jobs.procs.tolist() == [4] * 7
     assert peak_procs(jobs) <= 8
-    small, _ = run(build(_SLOT_CHAINS, procs=2), "ref4")
-    refn, _ = run(build(_SLOT_CHAINS, procs=2), "refn")
+    small, _ = run_checked(chain_workload(_SLOT_CHAINS, procs=2), "ref4")
+    refn, _ = run_checked(chain_workload(_SLOT_CHAINS, procs=2), "refn")
     assert small.equals(refn)
     assert small.procs.tolist() == [1] * 7
-    odd, _ = run(build(_SLOT_CHAINS, procs=7), "ref4")  # 4 slots of 1 node, 3 idle
+    odd, _ = run_checked(chain_workload(_SLOT_CHAINS, procs=7), "ref4")  # 4 slots of 1 node, 3 idle
     assert odd.procs.tolist() == [1] * 7
     assert peak_procs(odd) <= 4
 
@@ -231,10 +213,10 @@ def test_every_policy_gives_valid_schedules(inst: tuple[list[list[float]], int, 
     rand starts every task at its reservation; Ref4/RefN run a chain on one slot, each task
     at its parent's end, one task at a time per slot, on the slot's nodes."""
     chains, procs, pi = inst
-    wl = build(chains, procs, pi)
+    wl = chain_workload(chains, procs, pi)
     parent = dependencies(wl).parent
     for name in ONLINE_POLICIES:
-        jobs, summary = run(wl, name)
+        jobs, summary = run_checked(wl, name)
         started = jobs.started_at.to_numpy()
         finished = jobs.finished_at.to_numpy()
         kids = parent >= 0
