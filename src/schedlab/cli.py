@@ -752,6 +752,13 @@ def validate(
         typer.Option("--out", help="Also write rows.json and the figure (SVG) into this folder."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    via: Annotated[
+        str,
+        typer.Option(
+            help="The actor jobs go through: direct (a trivial dispatcher) or push (the "
+            "grid's centralized meta-scheduler, exact information)."
+        ),
+    ] = "direct",
 ) -> None:
     """Check the engine against queueing theory: M/M/c through the general path vs Erlang C.
 
@@ -781,6 +788,7 @@ def validate(
             seed=seed,
             workers=workers,
             on_done=update,
+            via=via,
         )
         paper = paper_protocol(seed=seed, workers=workers)
         # the protocol's expectation (many runs): its bias, free of its own noise
@@ -800,7 +808,7 @@ def validate(
     if as_json:
         print(json.dumps(document))
     else:
-        table = Table(title="M/M/c through the general path (FCFS, direct dispatch) vs Erlang C")
+        table = Table(title=f"M/M/c through the general path (FCFS, {via} dispatch) vs Erlang C")
         for col in ("c", "load", "jobs x reps", "simulated (99 % CI)", "Erlang C", "error",
                     "half-width", "pass"):  # fmt: skip
             table.add_column(col, justify="right")

@@ -13,7 +13,7 @@ times and states. Actual run times are never shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -116,6 +116,11 @@ class PlatformView(Protocol):
     def alloc_procs(self) -> Sequence[int]:
         """Processors a running job holds."""
 
+    @property
+    def attributes(self) -> Mapping[str, Sequence[float]]:
+        """Per-job attributes of the workload (e.g. ``org``, the organisation number; NaN
+        for spawned jobs)."""
+
 
 @runtime_checkable
 class Actor(Protocol):
@@ -126,7 +131,10 @@ class Actor(Protocol):
     job sent back). ``on_message``: a `Send` for it arrived. ``on_job_event``: something
     happened to a job it dispatched, spawned or ran. ``schedule(now)`` returns decisions.
     An actor may set ``listens`` (a set of `JobEvent`) to be told only of those; an event
-    it is not told of does not make it schedule.
+    it is not told of does not make it schedule. An actor may set ``watches`` (pool indices,
+    read after ``setup``) to hear of every job that starts or ends in those pools, its own or
+    not (a site agent re-evaluating its queue). ``SPAWNED`` reaches the spawning actor while
+    the Spawn is applied, whatever ``listens`` says (it is how it learns the pilot's id).
     """
 
     name: ClassVar[str]

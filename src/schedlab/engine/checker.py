@@ -182,6 +182,13 @@ class KernelChecker:
         if end < start:
             raise InvariantError(f"job {j}: a run segment from {start} to {end}")
         self.segments.setdefault(j, []).append((start, end))
+        if k._host[j] < 0:  # (payloads run in their host's time; pilots are capped too)
+            key = (j, k.where[j])
+            spent = self.pool_time.get(key, 0.0) + end - start
+            self.pool_time[key] = spent
+            t_max = k.pools[k.where[j]].t_max
+            if spent > t_max * (1 + _EPS) + _EPS:
+                raise InvariantError(f"job {j} ran {spent} s in a pool whose t_max is {t_max}")
         if k._open_ended[j]:
             return
         q = k.alloc_procs[j]
@@ -192,13 +199,6 @@ class KernelChecker:
                 f"{k.node_power[j]}; its model gives {expected}"
             )
         self.work[j] = self.work.get(j, 0.0) + (end - start) / expected
-        if k._host[j] < 0:
-            key = (j, k.where[j])
-            spent = self.pool_time.get(key, 0.0) + end - start
-            self.pool_time[key] = spent
-            t_max = k.pools[k.where[j]].t_max
-            if spent > t_max * (1 + _EPS) + _EPS:
-                raise InvariantError(f"job {j} ran {spent} s in a pool whose t_max is {t_max}")
 
     def after_instant(self, now: float, k: Any) -> None:
         for pool in k.pools:

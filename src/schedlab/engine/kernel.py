@@ -56,6 +56,7 @@ from schedlab.engine.events import JobState
 from schedlab.engine.protocol import ClusterView, Policy
 from schedlab.errors import PolicyError
 from schedlab.platform.pool import PoolSpec
+from schedlab.platform.service import Constant, service_time
 
 __all__ = ["JobSpecs", "Kernel", "KernelRun"]
 
@@ -229,6 +230,10 @@ class _Pool:
         "t_max",
         "mu_rec",
         "mu_env",
+        "rec",
+        "env",
+        "env_upper",
+        "service_rng",
         "single",
         "rng",
         "policy",
@@ -252,8 +257,14 @@ class _Pool:
         self.free_total = self.total
         self.slowest = min(self.powers)
         self.t_max = float(spec.t_max)
-        self.mu_rec = float(spec.mu_rec)
-        self.mu_env = float(spec.mu_env)
+        rec, env = service_time(spec.mu_rec), service_time(spec.mu_env)
+        # constants stay plain floats (the common, fast case); distributions are drawn
+        self.rec = None if isinstance(rec, Constant) else rec
+        self.env = None if isinstance(env, Constant) else env
+        self.mu_rec = rec.upper if self.rec is None else 1.0  # (> 0: draw one)
+        self.mu_env = env.upper if self.env is None else 1.0
+        self.env_upper = env.upper  # what the policy plans with, beyond the requested time
+        self.service_rng = np.random.default_rng([spec.seed, 7, index])
         self.single = len(self.powers) == 1
         self.rng = np.random.default_rng(spec.seed) if spec.placement == "random" else None
         self.policy = policy
@@ -417,6 +428,7 @@ class Kernel:
         self._pool_dirty = [False] * len(self.pools)
         self._dirty_actors: list[int] = []
         self._actor_dirty = [False] * len(self.actors)
+        self._watchers: list[list[int]] = [[] for _ in self.pools]  # pool -> actors
         # which job events each actor wants (its optional ``listens``; default: all)
         self._listens = [
             [e in getattr(actor, "listens", JobEvent) for e in JobEvent] for actor in self.actors
@@ -434,6 +446,11 @@ class Kernel:
     @property
     def submitted(self) -> int:
         return self.released
+
+    @property
+    def attributes(self) -> dict[str, list[float]]:
+        """Per-job attributes by global id (spawned jobs: NaN), for actors."""
+        return self._attrs
 
     @property
     def jobs(self) -> int:
@@ -467,6 +484,8 @@ class Kernel:
         for i, actor in enumerate(self.actors):
             actor.setup(i, self)
             self._mark_actor(i)  # every actor has a pass at the first instant (wake-ups)
+            for p in getattr(actor, "watches", ()):  # pools whose starts and ends it hears
+                self._watchers[p].append(i)
         instants = 0
         rounds_total = 0
         progress = self.progress
@@ -625,6 +644,12 @@ class Kernel:
         if owner >= 0 and self._listens[owner][event]:
             self.actors[owner].on_job_event(j, event)
             self._mark_actor(owner)
+        where = self.where[j]
+        if where >= 0 and self._watchers[where] and self._host[j] < 0:
+            for a in self._watchers[where]:  # a site agent hears every start and end
+                if a != owner and self._listens[a][event]:
+                    self.actors[a].on_job_event(j, event)
+                    self._mark_actor(a)
 
     # -- deliveries -----------------------------------------------------------------------
     def _deliver_release(self, j: int, now: float) -> None:
@@ -647,7 +672,8 @@ class Kernel:
         self.where[j] = p
         if pool.mu_rec > 0:
             pool.received += 1
-            self._push(now + pool.mu_rec, 1, j, _ADMIT, p)
+            delay = pool.mu_rec if pool.rec is None else pool.rec.sample(pool.service_rng)
+            self._push(now + delay, 1, j, _ADMIT, p)
         else:
             self._admit(j, pool, now)
 
@@ -670,7 +696,7 @@ class Kernel:
         # release delay during which the nodes stay busy after the end (an upper bound)
         if req > pool.t_max:
             req = pool.t_max
-        view.requested_time.append(req + pool.mu_env if pool.mu_env else req)  # type: ignore[attr-defined]
+        view.requested_time.append(req + pool.env_upper if pool.env_upper else req)  # type: ignore[attr-defined]
         view.procs.append(self.procs[j])  # type: ignore[attr-defined]
         view.user.append(self.user[j])  # type: ignore[attr-defined]
         view.segment_start_at.append(_NAN)  # type: ignore[union-attr]
@@ -768,7 +794,8 @@ class Kernel:
                 self._kill_payloads(j, now)
             if pool.mu_env > 0:
                 pool.held += self.alloc_procs[j]
-                self._push(now + pool.mu_env, 0, j, _NODES)
+                delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
+                self._push(now + delay, 0, j, _NODES)
             else:
                 self._free_nodes(j, pool)
                 pool.policy.on_finish(self._local[j])

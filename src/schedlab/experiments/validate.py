@@ -3,17 +3,19 @@
 Every replication runs the `mmc` workload through the *general* kernel as a grid run would
 go: the jobs are released to a trivial dispatching actor (`DirectDispatch`), which sends
 each, with no delay, to one pool of c processors of power 1 under FCFS (no receive or
-release delay). The first ``warmup`` fraction of the jobs (10 %) is deleted, so that the
-empty start does not bias the estimate; the rest gives one mean response time. Independent
-replications (seeds from one `numpy.random.SeedSequence`) give the Student t interval at
-``confidence`` (99 %). A row passes when Erlang C's mean response time lies in the interval
-and the half-width is at most ``precision`` (5 %) of the mean.
+release delay). ``via="push"`` sends them through the grid's centralized push meta-scheduler
+instead (exact information system, no network): SPEC 5's validation. The first ``warmup``
+fraction of the jobs (10 %) is deleted, so that the empty start does not bias the estimate;
+the rest gives one mean response time. Independent replications (seeds from one
+`numpy.random.SeedSequence`) give the Student t interval at ``confidence`` (99 %). A row
+passes when Erlang C's mean response time lies in the interval and the half-width is at most
+``precision`` (5 %) of the mean.
 
 Run length: the variance of a mean response time grows like (1 - rho)^-4 near saturation
-(Whitt's asymptotic variance of M/M/1 waits), so each replication has
-``clamp(2000 / (1 - rho)^2, 10_000, 400_000)`` jobs unless told otherwise: long enough for
-5 % at rho = 0.9 with 20 replications, and a few seconds at low load. At rho = 0.95 the
-cap keeps the run finite and the interval is reported as it comes out.
+(Whitt's asymptotic variance of M/M/1 waits), so each replication has ``clamp(2000 / (1 -
+rho)^2, 10_000, 400_000)`` jobs unless told otherwise: long enough for 5 % at rho = 0.9 with
+20 replications, and a few seconds at low load. At rho = 0.95 the cap keeps the run finite
+and the interval is reported as it comes out.
 
 The paper's own protocol (16 runs of 1000 jobs from an empty system, c = 4, mean service
 4 s, no warm-up deletion) is run too, as `paper_protocol`: it underestimates the response
@@ -77,6 +79,24 @@ def jobs_per_replication(load: float) -> int:
     return int(min(400_000, max(10_000, math.ceil(round(2000 / (1 - min(load, 0.999)) ** 2, 6)))))
 
 
+VIA = ("direct", "push")
+
+
+def _dispatcher(via: str) -> Any:
+    """The actor jobs are released to: the trivial dispatcher, or the grid's centralized
+    push meta-scheduler with an exact information system (refresh 0) on a one-pool platform
+    without network (SPEC 5, Validation)."""
+    if via == "direct":
+        from schedlab.engine.actors import DirectDispatch
+
+        return DirectDispatch(0)
+    from schedlab.grid.context import GridContext
+    from schedlab.grid.registry import make_meta_scheduler
+
+    (actor,) = make_meta_scheduler("push", refresh=0.0).actors(GridContext.single())
+    return actor
+
+
 def replicate(
     servers: int,
     load: float,
@@ -84,9 +104,10 @@ def replicate(
     seed: int,
     warmup: float = 0.1,
     service: float = 1.0,
+    via: str = "direct",
 ) -> float:
-    """Mean response time of one replication through the general path (module docstring)."""
-    from schedlab.engine.actors import DirectDispatch
+    """Mean response time of one replication through the general path (module docstring);
+    ``via`` "push" sends the jobs through the push meta-scheduler instead."""
     from schedlab.engine.kernel import JobSpecs, Kernel
     from schedlab.platform.pool import PoolSpec
     from schedlab.schedulers.registry import make_policy
@@ -103,7 +124,7 @@ def replicate(
     kernel = Kernel(
         jobs=specs,
         pools=[(PoolSpec.cluster(servers), make_policy("fcfs"))],
-        actors=[DirectDispatch(0)],
+        actors=[_dispatcher(via)],
     )
     run = kernel.run()
     response = run.finished_at - run.submitted_at
@@ -165,6 +186,7 @@ def validate_mmc(
     seed: int = 1,
     workers: int | None = None,
     on_done: Callable[[int, int], None] | None = None,
+    via: str = "direct",
 ) -> list[MmcRow]:
     """Simulated mean response time against Erlang C at every (servers, load).
 
@@ -175,6 +197,8 @@ def validate_mmc(
 
     if replications < 2:
         raise ConfigError("replications", replications, "an integer >= 2")
+    if via not in VIA:
+        raise ConfigError("--via", via, VIA)
     if not 0 <= warmup < 1:
         raise ConfigError("warmup", warmup, "a fraction in [0, 1)")
     if not 0 < confidence < 1:
@@ -190,7 +214,7 @@ def validate_mmc(
     for c, load in points:
         n = jobs or jobs_per_replication(load)
         for s in _seeds(seed, replications, c, round(load * 1e6)):
-            tasks.append((c, load, n, s, warmup))
+            tasks.append((c, load, n, s, warmup, 1.0, via))
     values = _map(tasks, workers, on_done)
     rows = []
     for k, (c, load) in enumerate(points):

@@ -6,7 +6,8 @@ is killed), admits an arriving job only after ``mu_rec`` seconds and frees the n
 ended job only ``mu_env`` seconds after its recorded end (the batch system's service times,
 paper 001). ``placement`` chooses the nodes of a starting job: the fastest free group first
 (default), the slowest first, or at random (seeded). Nodes are counts per group, never one
-object per node. A homogeneous cluster is one group of power 1.
+object per node. A homogeneous cluster is one group of power 1. mu_rec and mu_env are seconds
+or distributions (`platform.service`), drawn per job from the pool's seeded generator.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.errors import ConfigError
+from schedlab.platform.service import ServiceTime, service_time
 
 __all__ = ["PLACEMENTS", "PoolSpec"]
 
@@ -37,10 +39,10 @@ class PoolSpec:
     policy: Any = "fcfs"
     params: Mapping[str, Any] = field(default_factory=dict)
     t_max: float = math.inf
-    mu_rec: float = 0.0
-    mu_env: float = 0.0
+    mu_rec: float | ServiceTime = 0.0
+    mu_env: float | ServiceTime = 0.0
     placement: str = "fastest"
-    seed: int = 0  # for random placement
+    seed: int = 0  # for random placement and the service times' draws
 
     def __post_init__(self) -> None:
         where = f"pool {self.name!r}"
@@ -59,8 +61,19 @@ class PoolSpec:
             raise ConfigError(f"{where} t_max", self.t_max, "a number of seconds > 0 (or inf)")
         for key in ("mu_rec", "mu_env"):
             value = getattr(self, key)
+            if isinstance(value, ServiceTime):
+                continue
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
-                raise ConfigError(f"{where} {key}", value, "a number of seconds >= 0")
+                raise ConfigError(
+                    f"{where} {key}", value, "a number of seconds >= 0 or a distribution"
+                )
+        if not math.isfinite(service_time(self.mu_env).upper):
+            raise ConfigError(
+                f"{where} mu_env",
+                self.mu_env,
+                "a bounded service time (a constant, uniform or measured values): policies "
+                "plan with its largest value",
+            )
         if self.placement not in PLACEMENTS:
             raise ConfigError(f"{where} placement", self.placement, PLACEMENTS)
 

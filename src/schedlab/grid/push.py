@@ -1,0 +1,294 @@
+"""Centralized push meta-schedulers (paper 001, sections 2 and 7; SPEC 5).
+
+One actor receives every meta-job of the global stream and sends it at once to a queue
+(a pool); the job description travels as a control message, so the dispatch takes the
+target pool's ``message_time``. Jobs needing more processors than a pool has never go there.
+
+* ``push`` (`CentralizedPush`): the least loaded queue according to an **information
+  system** that holds each queue's depth: jobs waiting in it (admitted, not started) plus
+  those received but not yet admitted (mu_rec); not those still in transit. With
+  ``refresh`` (Δt, seconds) = 0 the depth is exact, read at each decision. With Δt > 0 the
+  information is refreshed at k x Δt and **frozen** in between: the meta-scheduler does not
+  update its copy after dispatching, so every meta-job arriving within one period goes to
+  the same queue (Figure 8's plateau). The refresh is lazy: at an arrival at time t, if the
+  copy is older than the last k x Δt <= t, a new one is read (the state at t, which is the
+  state at k x Δt whenever nothing changed in between); no periodic event is ever made.
+  Smallest depth first; ties to the lowest site, then the lowest queue (pool index).
+* ``push_random``: a uniformly drawn queue (seeded from the context's seed).
+* ``push_round_robin``: the queues in turn, in pool order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from schedlab.engine.actors import Actor, JobEvent, PlatformView
+from schedlab.engine.decisions import ActorDecision, Dispatch
+from schedlab.errors import ConfigError, PolicyError
+from schedlab.grid.context import GridContext
+from schedlab.grid.registry import register_meta_scheduler
+
+__all__ = [
+    "CentralizedPush",
+    "PushParams",
+    "PushRandom",
+    "PushRoundRobin",
+]
+
+# a job released at k x Δt minus a rounding error still belongs to period k
+_EPOCH_EPS = 1e-9
+
+
+class _Dispatcher:
+    """The one actor of a push meta-scheduler: every arrival is dispatched at once.
+
+    Subclasses choose the pool (`_choose`); this class keeps the arrivals, the eligible
+    pools of each size and the transfer delays.
+    """
+
+    name: ClassVar[str] = "push"
+    listens: ClassVar[frozenset[JobEvent]] = frozenset()
+
+    def __init__(self, context: GridContext) -> None:
+        self.context = context
+        self.dispatched: list[tuple[int, int]] = []  # (job, pool), in decision order
+        self._arrived: list[int] = []
+        self._platform: PlatformView | None = None
+        self._eligible: dict[int, list[int]] = {}  # processors -> pools that can hold them
+        self._index = -1
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        if len(platform.pools) != self.context.pools:
+            raise PolicyError(
+                f"meta-scheduler {self.name!r} was built for {self.context.pools} pools, the "
+                f"platform has {len(platform.pools)}"
+            )
+        self._index = index
+        self._platform = platform
+        self._arrived = []
+        self._eligible = {}
+        self.dispatched = []
+
+    def on_arrival(self, job: int) -> None:
+        self._arrived.append(job)
+
+    def on_message(self, message: object) -> None:
+        pass
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        pass
+
+    def _pools_for(self, job: int) -> list[int]:
+        """Pools with at least the job's processors (cached per size)."""
+        assert self._platform is not None
+        procs = self._platform.procs[job]
+        pools = self._eligible.get(procs)
+        if pools is None:
+            pools = [p.index for p in self._platform.pools if p.total >= procs]
+            self._eligible[procs] = pools
+        if not pools:
+            largest = max(p.total for p in self._platform.pools)
+            raise PolicyError(
+                f"meta-scheduler {self.name!r}: job {job} needs {procs} processors, the "
+                f"largest queue has {largest}"
+            )
+        return pools
+
+    def _choose(self, job: int, pools: list[int], now: float) -> int:
+        raise NotImplementedError
+
+    def _dispatched(self, job: int, pool: int, delay: float) -> None:
+        """Hook: the job was sent to ``pool`` with ``delay`` (the least-depth copy)."""
+
+    def schedule(self, now: float) -> list[ActorDecision]:
+        if not self._arrived:
+            return []
+        out: list[ActorDecision] = []
+        delays = self.context.message_time
+        for job in self._arrived:
+            pool = self._choose(job, self._pools_for(job), now)
+            delay = float(delays[pool])
+            out.append(Dispatch(job, pool, delay))
+            self.dispatched.append((job, pool))
+            self._dispatched(job, pool, delay)
+        self._arrived.clear()
+        return out
+
+
+class _LeastDepth(_Dispatcher):
+    """The smallest depth per the information system (module docstring)."""
+
+    name: ClassVar[str] = "push"
+
+    def __init__(self, context: GridContext, refresh: float) -> None:
+        super().__init__(context)
+        self.refresh = refresh
+        self.refreshes: list[float] = []  # when a frozen copy was read (Δt > 0)
+        self._copy: list[int] = []
+        self._epoch = -1  # the k of the copy's period [k Δt, (k + 1) Δt)
+        self._extra: list[int] = []  # Δt = 0: this pass's dispatches that arrive at once
+        self._order: list[tuple[int, int]] = []  # (site, pool) of each pool: the tie rule
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        super().setup(index, platform)
+        self.refreshes = []
+        self._copy = []
+        self._epoch = -1
+        self._extra = [0] * len(platform.pools)
+        sites = self.context.pool_sites
+        self._order = [(sites[p], p) for p in range(len(platform.pools))]
+
+    def _depths(self) -> list[int]:
+        assert self._platform is not None
+        return [p.queued + p.received for p in self._platform.pools]
+
+    def _choose(self, job: int, pools: list[int], now: float) -> int:
+        if self.refresh > 0:
+            epoch = math.floor(now / self.refresh + _EPOCH_EPS)
+            if epoch > self._epoch:  # the copy predates the last k x Δt <= now
+                self._copy = self._depths()
+                self._epoch = epoch
+                self.refreshes.append(now)
+            depth = self._copy
+        else:
+            depth = [d + e for d, e in zip(self._depths(), self._extra)]
+        order = self._order
+        return min(pools, key=lambda p: (depth[p], order[p]))
+
+    def _dispatched(self, job: int, pool: int, delay: float) -> None:
+        # with no transfer delay the job reaches its queue within this very pass: the exact
+        # information (Δt = 0) counts it for the next arrivals of this instant; a frozen copy
+        # is never updated
+        if self.refresh == 0 and delay == 0:
+            self._extra[pool] += 1
+
+    def schedule(self, now: float) -> list[ActorDecision]:
+        out = super().schedule(now)
+        if self.refresh == 0:
+            for p in range(len(self._extra)):
+                self._extra[p] = 0
+        return out
+
+
+class _Random(_Dispatcher):
+    name: ClassVar[str] = "push_random"
+
+    def __init__(self, context: GridContext) -> None:
+        super().__init__(context)
+        self._rng = np.random.default_rng(context.seed)
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        super().setup(index, platform)
+        self._rng = np.random.default_rng(self.context.seed)
+
+    def _choose(self, job: int, pools: list[int], now: float) -> int:
+        return pools[int(self._rng.integers(len(pools)))]
+
+
+class _RoundRobin(_Dispatcher):
+    name: ClassVar[str] = "push_round_robin"
+
+    def __init__(self, context: GridContext) -> None:
+        super().__init__(context)
+        self._next = 0
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        super().setup(index, platform)
+        self._next = 0
+
+    def _choose(self, job: int, pools: list[int], now: float) -> int:
+        """The first eligible pool at or after the turn's position (cyclic)."""
+        n = self.context.pools
+        start = self._next
+        pool = min(pools, key=lambda p: (p - start) % n)
+        self._next = (pool + 1) % n
+        return pool
+
+
+# -- the registered meta-schedulers ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PushParams:
+    """``refresh``: Δt, the period of the information system in seconds (0: always exact)."""
+
+    refresh: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.refresh, int | float) and 0 <= self.refresh < math.inf):
+            raise ConfigError("push parameter refresh", self.refresh, "seconds >= 0 (0: exact)")
+
+
+@dataclass(frozen=True)
+class NoParams:
+    """No parameters."""
+
+
+class _PushBase:
+    """What the push meta-schedulers share: one actor, nothing counted."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.actor: _Dispatcher | None = None
+
+    def counters(self) -> dict[str, int]:
+        return {}
+
+    def request_times(self) -> dict[str, list[float]]:
+        return {}
+
+
+@register_meta_scheduler
+class CentralizedPush(_PushBase):
+    """Least known depth through a periodically refreshed information system (module doc)."""
+
+    name: ClassVar[str] = "push"
+    Params: ClassVar[type] = PushParams
+
+    def __init__(self, params: PushParams | None = None) -> None:
+        super().__init__()
+        self.params = params or PushParams()
+
+    def actors(self, context: GridContext) -> list[Actor]:
+        actor = _LeastDepth(context, float(self.params.refresh))
+        self.actor = actor
+        return [actor]
+
+
+@register_meta_scheduler
+class PushRandom(_PushBase):
+    """A uniformly drawn queue among those large enough (seeded by the context)."""
+
+    name: ClassVar[str] = "push_random"
+    Params: ClassVar[type] = NoParams
+
+    def __init__(self, params: NoParams | None = None) -> None:
+        super().__init__()
+        self.params = params or NoParams()
+
+    def actors(self, context: GridContext) -> list[Actor]:
+        actor = _Random(context)
+        self.actor = actor
+        return [actor]
+
+
+@register_meta_scheduler
+class PushRoundRobin(_PushBase):
+    """The queues in turn (pool order), skipping those too small for the job."""
+
+    name: ClassVar[str] = "push_round_robin"
+    Params: ClassVar[type] = NoParams
+
+    def __init__(self, params: NoParams | None = None) -> None:
+        super().__init__()
+        self.params = params or NoParams()
+
+    def actors(self, context: GridContext) -> list[Actor]:
+        actor = _RoundRobin(context)
+        self.actor = actor
+        return [actor]

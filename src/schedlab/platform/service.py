@@ -1,0 +1,157 @@
+"""Service times of a batch system: mu_rec and mu_env (paper 001, SPEC 5).
+
+mu_rec delays a job's admission into its queue after it arrives; mu_env keeps an ended
+job's nodes busy after its recorded end (the batch system notices the end late). Paper 001
+measured 3.75 s and 2 s on its validation site and notes that a distribution would come
+closer to reality. A service time is a constant or a distribution, drawn once per job from
+the pool's seeded generator. ``upper`` is the largest value it can take: a pool's policy
+plans with the requested time plus mu_env's upper bound, so a reservation stays an upper
+bound (docs/model.md); mu_env must therefore be bounded, mu_rec need not be.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from schedlab.errors import ConfigError
+
+__all__ = [
+    "Constant",
+    "Empirical",
+    "Exponential",
+    "ServiceTime",
+    "Uniform",
+    "service_time",
+]
+
+
+@runtime_checkable
+class ServiceTime(Protocol):
+    """A service time in seconds: ``sample(rng)`` draws one; ``upper`` bounds every draw
+    (inf when unbounded); ``mean`` for reports."""
+
+    @property
+    def upper(self) -> float: ...
+
+    @property
+    def mean(self) -> float: ...
+
+    def sample(self, rng: np.random.Generator) -> float: ...
+
+
+def _seconds(option: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(option, value, "a number of seconds >= 0")
+    x = float(value)
+    if not (math.isfinite(x) and x >= 0):
+        raise ConfigError(option, value, "a number of seconds >= 0")
+    return x
+
+
+@dataclass(frozen=True)
+class Constant:
+    """Always ``value`` seconds."""
+
+    value: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", _seconds("service time", self.value))
+
+    @property
+    def upper(self) -> float:
+        return self.value
+
+    @property
+    def mean(self) -> float:
+        return self.value
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Uniform:
+    """Uniform on [low, high] seconds."""
+
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        low = _seconds("service time low", self.low)
+        high = _seconds("service time high", self.high)
+        if high < low:
+            raise ConfigError("service time high", self.high, f"a number >= low ({low:g})")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    @property
+    def upper(self) -> float:
+        return self.high
+
+    @property
+    def mean(self) -> float:
+        return (self.low + self.high) / 2
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(rng.uniform(self.low, self.high))
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """Exponential of mean ``mean_time`` seconds (unbounded: not allowed for mu_env)."""
+
+    mean_time: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mean_time", _seconds("service time mean", self.mean_time))
+
+    @property
+    def upper(self) -> float:
+        return math.inf if self.mean_time > 0 else 0.0
+
+    @property
+    def mean(self) -> float:
+        return self.mean_time
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(rng.exponential(self.mean_time)) if self.mean_time > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Empirical:
+    """One of ``values`` (seconds) at random, uniformly: measured service times."""
+
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        values = tuple(_seconds("service time value", v) for v in self.values)
+        if not values:
+            raise ConfigError("service time values", self.values, "at least one value")
+        object.__setattr__(self, "values", values)
+
+    @property
+    def upper(self) -> float:
+        return max(self.values)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.values) / len(self.values)
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return self.values[int(rng.integers(len(self.values)))]
+
+
+def service_time(value: float | ServiceTime | Sequence[float]) -> ServiceTime:
+    """A constant from a number, the distribution itself, or Empirical from a list."""
+    if isinstance(value, ServiceTime):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return Constant(float(value))
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return Empirical(tuple(value))
+    raise ConfigError("service time", value, "seconds, a distribution or a list of seconds")
