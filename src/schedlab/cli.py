@@ -25,6 +25,8 @@ app = typer.Typer(
 )
 workload_app = typer.Typer(no_args_is_help=True, help="Inspect, generate and convert workloads.")
 app.add_typer(workload_app, name="workload")
+grid_app = typer.Typer(no_args_is_help=True, help="Grids: meta-schedulers over several clusters.")
+app.add_typer(grid_app, name="grid")
 
 out = Console()
 err = Console(stderr=True)
@@ -842,6 +844,140 @@ def validate(
         out.print(paper_table)
     if failed:
         raise typer.Exit(1)
+
+
+_GRID_LABELS = {
+    "global_mean_wait_time": "meta-jobs: mean global wait (s)",
+    "global_mean_local_wait_time": "meta-jobs: mean local wait (s)",
+    "global_mean_execution_time": "meta-jobs: mean execution (s)",
+    "global_mean_response_time": "meta-jobs: mean response (s)",
+    "global_makespan": "meta-jobs: makespan (s)",
+    "local_mean_response_time": "local jobs: mean response (s)",
+    "local_mean_wait_time": "local jobs: mean wait (s)",
+}
+
+
+def grid_workload(
+    platform: Any,
+    workload: str | None,
+    mode: str,
+    generator: dict[str, Any],
+    seed: int,
+) -> Any:
+    """The grid workload of a run: paper 001's generator on the platform (``workload``
+    None), or an SWF trace replayed as a global or local stream."""
+    if workload is None:
+        from schedlab.workload.models.grid import generate_grid
+
+        try:
+            return generate_grid(platform, **{"seed": seed, **generator})
+        except TypeError as exc:
+            raise ConfigError("--generator", generator, f"the generator's keys ({exc})") from None
+    from schedlab.grid.workload import GridWorkload
+    from schedlab.workload.swf import read_swf
+
+    return GridWorkload.from_swf(read_swf(workload), platform, mode)
+
+
+@grid_app.command("run")
+def grid_run(
+    platform_file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A platform (TOML, see examples/platform-dirac.toml); with --workload and "
+            "no platform, one is derived from the trace (peak concurrency per partition)."
+        ),
+    ] = None,
+    meta: Annotated[
+        str,
+        typer.Option(
+            help="Meta-scheduler: push, push_random, push_round_robin, static, "
+            "pilot_simple, pilot_filling (see `schedlab grid meta`)."
+        ),  # fmt: skip
+    ] = "push",
+    refresh: Annotated[
+        float | None, typer.Option(help="push: information refresh period Δt (s); 0: exact.")
+    ] = None,
+    param: Annotated[
+        list[str], typer.Option("--param", help="Meta-scheduler parameter KEY=VALUE.")
+    ] = [],  # noqa: B006
+    workload: Annotated[
+        str | None,
+        typer.Option(help="An SWF grid trace (e.g. LCG-2005); default: paper 001's generator."),
+    ] = None,
+    mode: Annotated[
+        str, typer.Option(help="A trace's jobs: global (to the meta-scheduler) or local.")
+    ] = "global",
+    generator: Annotated[
+        str | None,
+        typer.Option(help="Generator settings, e.g. meta_jobs=500,local_jobs=0 (dedicated)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the generator and the meta-scheduler.")] = 1,
+    check: Annotated[bool, typer.Option(help="Check the kernel's invariants.")] = False,
+    jobs_out: Annotated[
+        Path | None, typer.Option(help="Write the per-job table (.csv or .parquet).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --jobs-out.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Simulate a grid: a meta-scheduler over the platform's clusters (paper 001)."""
+    from schedlab.grid.registry import make_meta_scheduler
+    from schedlab.grid.run import run_grid
+    from schedlab.simulation import check_table_path
+
+    params = _parse_params(param)
+    if refresh is not None:
+        params["refresh"] = refresh
+    instance = make_meta_scheduler(meta, **params)
+    if jobs_out is not None:
+        check_table_path(jobs_out, option="--jobs-out")
+        check_output(jobs_out, option="--jobs-out", force=force, inputs=[workload, platform_file])
+    if platform_file is not None:
+        from schedlab.platform.description import load_platform
+
+        platform = load_platform(platform_file)
+    elif workload is not None:
+        from schedlab.grid.workload import derive_platform
+        from schedlab.workload.swf import read_swf
+
+        platform = derive_platform(read_swf(workload))
+    else:
+        raise ConfigError("PLATFORM", None, "a platform file, or --workload TRACE to derive one")
+    wl = grid_workload(platform, workload, mode, _parse_items("--generator", generator or ""), seed)
+    result = run_grid(platform, wl, instance, seed=seed, check=check)
+    if jobs_out is not None:
+        result.write_jobs(jobs_out)
+    summary = result.summary()
+    if as_json:
+        print(json.dumps({"meta": meta, "params": result.meta_params, **summary}))
+        return
+    table = Table(title=f"{meta} on {platform.source}: {wl.source}", show_header=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        label = _GRID_LABELS.get(key, _SUMMARY_LABELS.get(key, (key,))[0])
+        text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+        table.add_row(label if isinstance(label, str) else key, text)
+    out.print(table)
+
+
+@grid_app.command("meta")
+def grid_meta() -> None:
+    """List the registered meta-schedulers and their parameters."""
+    import dataclasses
+
+    from schedlab.grid.registry import available_meta_schedulers, meta_scheduler_class
+
+    table = Table(title="meta-schedulers")
+    table.add_column("name")
+    table.add_column("parameters (default)")
+    table.add_column("description")
+    for name in available_meta_schedulers():
+        cls = meta_scheduler_class(name)
+        fields = dataclasses.fields(cls.Params)
+        params = ", ".join(f"{f.name}={f.default!r}" for f in fields) or "-"
+        table.add_row(name, params, (cls.__doc__ or "").strip().splitlines()[0])
+    out.print(table)
 
 
 @workload_app.command("info")

@@ -1,7 +1,8 @@
 """DIRAC pull meta-schedulers (paper 001, SPEC 5): the task queue's job classes and FRFS
-matcher, static agents (ε, one outstanding request, retry, polls) and pilots (simple,
-filling, wasted, t_max), with the matcher's requests counted by kind. Hand-computed
-scenarios; every run has the kernel's checker on.
+matcher, static agents (ε, one outstanding request, retry, re-evaluation on the starts and
+ends of their queue) and pilots (simple, filling, wasted, t_max, the probe readings), with the
+matcher's requests counted by kind. Hand-computed scenarios; every run has the kernel's
+checker on.
 
 Unless a test says otherwise: FCFS pools, no t_max, no service times, no message time,
 ε = 0.3, retry = 30 s (``R30``; the default is 60 s); every global job goes to actor 0 with
@@ -25,7 +26,9 @@ from schedlab.grid.context import GridContext
 from schedlab.grid.dirac import (
     DiracParams,
     PilotFilling,
+    PilotParams,
     PilotSimple,
+    Probe,
     StaticAgents,
     TaskQueue,
 )
@@ -115,8 +118,20 @@ def test_registered_and_parameters_checked() -> None:
     assert {"static", "pilot_simple", "pilot_filling"} <= set(available_meta_schedulers())
     meta = make_meta_scheduler("pilot_filling", epsilon=0.5, retry=10)
     assert isinstance(meta, PilotFilling)
-    assert params_of(meta) == {"epsilon": 0.5, "retry": 10, "jitter": 0.0}
+    assert params_of(meta) == {"epsilon": 0.5, "retry": 10, "jitter": 0.0, "probe": "unclaimed"}
     assert params_of(StaticAgents()) == {"epsilon": 0.3, "retry": 60.0, "jitter": 0.0}
+    assert params_of(PilotSimple(R30)) == {
+        "epsilon": 0.3,
+        "retry": 30.0,
+        "jitter": 0.0,
+        "probe": "unclaimed",
+    }
+    assert params_of(make_meta_scheduler("pilot_simple", probe="literal"))["probe"] == "literal"
+    for bad_probe in ("claimed", 1):
+        with pytest.raises(ConfigError):
+            make_meta_scheduler("pilot_simple", probe=bad_probe)
+    with pytest.raises(ConfigError):
+        make_meta_scheduler("static", probe="literal")  # static agents do not probe
     assert StaticAgents().counters() == {
         "matcher_requests": 0,
         "matcher_requests_agent": 0,
@@ -236,17 +251,50 @@ def test_static_agents_skip_queues_too_small_and_refuse_impossible_jobs() -> Non
         run(StaticAgents(R30), jobs([0], [10], procs=[3]), pools([1, 2]))
 
 
-def test_static_agent_polls_while_epsilon_blocks_it() -> None:
+def test_agents_look_again_when_a_local_job_starts_not_on_a_timer() -> None:
     """Shared pool of 1 node: local jobs L0, L1 (work 100) at 0 go straight to it; the global
-    job G at 0. The agent is not told of local jobs: L1 waiting keeps it from asking, so it
-    looks again every retry (30 s): at 30, 60, 90 L1 still waits (L0 ends at 100, L1 starts),
-    at 120 the depth is 0: it asks, gets G, which waits for L1 (ends 200)."""
+    job G (work 50) at 0. The agents watch their queue: they hear every start and end in it.
+      t=0 L0 starts, L1 waits: depth 1 >= 0.3, the agent does not ask (and sets no timer)
+      t=100 L0 ends and L1 starts (heard): depth 0, it asks at once.
+    Static: G is submitted at 100, waits for L1, runs 200-250; one request, at 100.
+    Pilot (simple): the probe at 100 is positive, the pilot waits for L1, starts at 200 and
+    pulls G (200-250); the pilot's start makes the agent look again: its probe, sent after the
+    pull, finds the task queue empty (the last one: no job is left to come).
+    The run has only the instants 0, 100, 200 and 250: no poll, no wake-up between."""
     specs = jobs([0, 0, 0], [100, 100, 50], local=[0, 1])
     meta = StaticAgents(R30)
     _, result = run(meta, specs, pools([1]))
-    assert result.admitted_at[2] == 120
+    assert result.admitted_at[2] == 100
     assert result.started_at.tolist() == [0, 100, 200]
-    assert meta.request_times()["agent"] == [120]
+    assert meta.request_times()["agent"] == [100]
+    assert result.instants == 4
+
+    pilots = PilotSimple(R30)
+    kernel, result = run(pilots, specs, pools([1]))
+    check_pilots(kernel, result)
+    assert result.started_at.tolist() == [0, 100, 200, 200]  # L0, L1, G, the pilot
+    assert result.host[2] == 3
+    assert pilots.request_times() == {"agent": [100, 200], "first_pull": [200], "refill": []}
+    assert result.instants == 4
+
+
+def test_static_agent_looks_again_on_a_local_end_in_its_queue() -> None:
+    """Shared pool of 2 nodes (ε x nodes = 0.6: the agent asks while nothing waits), retry
+    30 s. In submission order: local L0 (work 100) and L1 (work 70) at 0, global G1 (work
+    10) at 0, local L2 (work 100) at 5, global G2 (work 10) at 10.
+      t=0 L0, L1 start (no node left): the agent asks, gets G1, which waits: it stops.
+      t=5 L2 arrives, waits behind G1 (depth 2).
+      t=70 L1 ends (heard), G1 starts: depth 1 (L2): no request.
+      t=80 G1 ends (its own), L2 starts: depth 0: it asks, gets G2 (in the task queue since
+           10), which waits for L0 (ends 100): G2 runs 100-110.
+    Every request follows a start or an end in the queue: G2, released at 10, is asked for
+    at 80, when L2 starts, not at a multiple of the retry period."""
+    specs = jobs([0, 0, 0, 5, 10], [100, 70, 10, 100, 10], local=[0, 1, 3])
+    meta = StaticAgents(R30)
+    _, result = run(meta, specs, pools([2]))
+    assert result.started_at.tolist() == [0, 0, 70, 80, 100]  # L0, L1, G1, L2, G2
+    assert (result.admitted_at[2], result.admitted_at[4]) == (0, 80)
+    assert meta.request_times()["agent"] == [0, 80]
 
 
 # -- pilots ---------------------------------------------------------------------------------
@@ -338,14 +386,17 @@ def test_pilots_keep_the_round_trip_out_of_their_remaining_time() -> None:
         run(PilotSimple(R30), jobs([0], [95]), pools([1], t_max=100), message_time=[5.0])
 
 
-def test_pilots_on_a_larger_platform_count_consistently() -> None:
-    """Two pools of 3 nodes, mu_rec 3.75 s, mu_env 2 s, message time 0.5 s, 40 jobs: every
-    job runs once inside a pilot of its pool, payloads never overlap in a pilot, requests by
-    kind add up, a first pull per started pilot, one positive probe per pilot."""
+@pytest.mark.parametrize("probe", ["literal", "unclaimed", "unclaimed_own"])
+def test_pilots_on_a_larger_platform_count_consistently(probe: Probe) -> None:
+    """Two pools of 3 nodes, mu_rec 3.75 s, mu_env 2 s, message time 0.5 s, 40 jobs in three
+    classes: every job runs once inside a pilot of its pool, payloads never overlap in a
+    pilot, requests by kind add up, a first pull per started pilot; every promise is released
+    by the end (each pilot pulled)."""
     rng = np.random.default_rng(3)
     submit = np.cumsum(rng.exponential(10.0, 40)).tolist()
     work = rng.uniform(20, 120, 40).tolist()
-    for meta in (PilotSimple(R30), PilotFilling(R30)):
+    params = PilotParams(retry=30.0, probe=probe)
+    for meta in (PilotSimple(params), PilotFilling(params)):
         kernel, result = run(
             meta,
             jobs(submit, work, org=[i % 3 for i in range(40)]),
@@ -371,30 +422,98 @@ def test_pilots_on_a_larger_platform_count_consistently() -> None:
         assert counts["wasted_pilots"] == counts["pilots"] - used
         if isinstance(meta, PilotSimple):
             assert used == 40 and counts["matcher_requests_refill"] == 0
+        assert meta.actor is not None
+        assert not any(meta.actor._promised.values())
+        assert not any(meta.actor._promised_own.values())
+
+
+LITERAL = PilotParams(retry=30.0, probe="literal")
 
 
 def test_agents_answered_together_ask_together_unless_jittered() -> None:
-    """Three pools of 4 nodes (ε x nodes = 1.2: an agent submits a second pilot while the
-    first runs), filling pilots, retry 30 s; j0 at 0, j1 at 100, j2 at 200 (work 10).
-      t=0 every agent probes: each submits two pilots for j0 (all start at once): 6 pilots,
-          5 wasted; all three get their negative answer at 0, so they ask at 30, 60, 90, 120
-          in step: j1 (arrived at 100) is seen by all three at 120 -> again 6 pilots; j2 at
-          210 -> 6 more: 18 pilots, 15 wasted.
+    """The literal probe (positive while any job fits). Three pools of 4 nodes (ε x nodes =
+    1.2: an agent probes again while one pilot of its own is queued or in transit), filling
+    pilots, retry 30 s; j0 at 0, j1 at 100, j2 at 200 (work 10).
+      t=0 every agent probes: each submits two pilots for j0 (its second probe is answered
+          before any pilot has pulled): 6 pilots, 5 wasted; all three get their negative
+          answer at 0, so they ask at 30, 60, 90, 120 in step: j1 (arrived at 100) is seen by
+          all three at 120 -> again 6 pilots; j2 at 210 -> 6 more: 18 pilots, 15 wasted.
     With jitter 0.5 each wait is drawn in [15, 45) s: the agents drift apart, j1 and j2 are
     each seen by one agent only (2 pilots each); the same seed gives the same run."""
     specs = jobs([0, 100, 200], [10, 10, 10])
-    meta = PilotFilling(R30)
+    meta = PilotFilling(LITERAL)
     _, result = run(meta, specs, pools([4, 4, 4]))
     assert result.started_at.tolist()[:3] == [0, 120, 210]
     assert (meta.counters()["pilots"], meta.counters()["wasted_pilots"]) == (18, 15)
 
-    jittered = DiracParams(retry=30.0, jitter=0.5)
+    jittered = PilotParams(retry=30.0, jitter=0.5, probe="literal")
     meta = PilotFilling(jittered)
     _, a = run(meta, specs, pools([4, 4, 4]), seed=0)
     assert (meta.counters()["pilots"], meta.counters()["wasted_pilots"]) == (10, 7)
     _, b = run(PilotFilling(jittered), specs, pools([4, 4, 4]), seed=0)
     assert a.started_at.tolist() == b.started_at.tolist()
     assert 100 <= a.started_at[1] < 145 and a.started_at[1] != 120
+
+
+@pytest.mark.parametrize(
+    ("probe", "pilots", "wasted", "probes"),
+    [("literal", 18, 15, 39), ("unclaimed", 3, 0, 27), ("unclaimed_own", 9, 6, 33)],
+)
+def test_probe_readings_with_agents_in_step(
+    probe: Probe, pilots: int, wasted: int, probes: int
+) -> None:
+    """The scenario above (no jitter) under each reading of "the matcher has work". A pilot
+    is promised from its positive probe until its first pull reaches the matcher. With no
+    message time, an agent's probe sent with its pilot is matched in the round the pilot
+    starts, before the pilot's pull (sent in that round).
+      t=0 the three probes reach the matcher in pool order, with j0 alone in the task queue.
+        literal: each agent's first two probes are positive (the second is sent with its
+          first pilot) and its third, sent with its second pilot, is matched after the pulls:
+          negative. 6 pilots, 5 wasted, 9 probes.
+        unclaimed: q0's probe is positive (j0 now promised to q0's pilot P); q1's and q2's
+          are negative (1 job, 1 promise); q0's second probe, sent with P, is answered before
+          P's pull: negative. 1 pilot, none wasted, 4 probes.
+        unclaimed_own: each agent's first probe is positive (no pilot of its own promised),
+          its second negative: 3 pilots, 2 wasted, 6 probes.
+      All three agents end t=0 answered "no", so they ask in step at 30, 60, 90 (3 negative
+      probes each time: the task queue is empty), 120 (j1: as at t=0), 150, 180 and 210 (j2:
+      as at t=0, except that once j2 is pulled no job is left, so the agents stop: no
+      literal third probe). Probes: literal 9 + 9 + 6 + 5 x 3 = 39; unclaimed 3 x 4 + 15 =
+      27; unclaimed_own 3 x 6 + 15 = 33."""
+    specs = jobs([0, 100, 200], [10, 10, 10])
+    meta = PilotFilling(PilotParams(retry=30.0, probe=probe))
+    kernel, result = run(meta, specs, pools([4, 4, 4]))
+    check_pilots(kernel, result)
+    assert result.started_at.tolist()[:3] == [0, 120, 210]
+    counts = meta.counters()
+    assert (counts["pilots"], counts["wasted_pilots"]) == (pilots, wasted)
+    assert counts["matcher_requests_agent"] == probes
+
+
+def test_unclaimed_probe_counts_pilots_waiting_in_mu_rec() -> None:
+    """One pool of 10 nodes (ε x nodes = 3), mu_rec 5 s, filling pilots, retry 30 s; j0
+    (work 10) at 0. A pilot stays "received" 5 s before it can start and pull.
+      literal: probe + -> P0 (depth 1), probe + -> P1 (2), probe + -> P2 (3: stop); at 5 the
+        three start and pull: P0 gets j0 (5-15), P1 and P2 get nothing: 3 pilots, 2 wasted.
+        The starts make the agent probe again, after the pulls: negative (4 probes).
+      unclaimed: probe + -> P0 (j0 promised to it); probe - (1 job, 1 promise): the agent
+        waits the retry period; at 5 P0 starts and gets j0; at 30 nothing is left: the agent
+        stops. 1 pilot, none wasted, 2 probes.
+    j0 starts at 5 either way."""
+    specs = jobs([0], [10])
+    platform = pools([10], mu_rec=5.0)
+    literal = PilotFilling(LITERAL)
+    kernel, result = run(literal, specs, platform)
+    check_pilots(kernel, result)
+    assert result.started_at[0] == 5
+    assert literal.request_times()["agent"] == [0, 0, 0, 5]
+    assert (literal.counters()["pilots"], literal.counters()["wasted_pilots"]) == (3, 2)
+    unclaimed = PilotFilling(R30)
+    kernel, result = run(unclaimed, specs, pools([10], mu_rec=5.0))
+    check_pilots(kernel, result)
+    assert result.started_at[0] == 5
+    assert unclaimed.request_times()["agent"] == [0, 0]
+    assert (unclaimed.counters()["pilots"], unclaimed.counters()["wasted_pilots"]) == (1, 0)
 
 
 def test_pilots_without_t_max_ask_for_no_limit() -> None:

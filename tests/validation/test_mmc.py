@@ -59,3 +59,12 @@ def test_run_length_grows_near_saturation() -> None:
     lengths = [jobs_per_replication(x) for x in (0.1, 0.5, 0.8, 0.9, 0.95, 0.99)]
     assert lengths == sorted(lengths)
     assert lengths[0] == 10_000 and lengths[3] == 200_000 and lengths[-1] == 400_000
+
+
+def test_through_the_push_meta_scheduler_erlang_c_holds_and_nothing_changes() -> None:
+    """SPEC 5's validation path: push with an exact information system on a one-pool grid
+    sends every job at once to the only pool, so the replications are the direct ones, bit
+    for bit, and Erlang C lies in the interval."""
+    (push,) = validate_mmc([4], [0.6], replications=5, jobs=8_000, workers=1, seed=3, via="push")
+    (direct,) = validate_mmc([4], [0.6], replications=5, jobs=8_000, workers=1, seed=3)
+    assert push == direct and push.inside

@@ -117,6 +117,10 @@ class PlatformView(Protocol):
         """Processors a running job holds."""
 
     @property
+    def unreleased(self) -> Sequence[int]:
+        """Jobs of the workload still to be released to each actor (by actor index)."""
+
+    @property
     def attributes(self) -> Mapping[str, Sequence[float]]:
         """Per-job attributes of the workload (e.g. ``org``, the organisation number; NaN
         for spawned jobs)."""

@@ -391,6 +391,11 @@ class Kernel:
                 else:
                     kids.append(j)
         self._roots = [j for j, parent in enumerate(jobs.parent) if parent < 0]
+        # jobs still to be released to each actor (an agent stops asking when none is left)
+        self.unreleased = [0] * len(self.actors)
+        for a in jobs.target_actor:
+            if 0 <= a < len(self.actors):
+                self.unreleased[a] += 1
         self._release_at = list(jobs.release_at)
         self.submitted_at = [nan] * n
         self.admitted_at = [nan] * n
@@ -658,6 +663,7 @@ class Kernel:
         self.released += 1
         actor = self._target_actor[j]
         if actor >= 0:
+            self.unreleased[actor] -= 1
             self.state[j] = _RELEASED
             self._holder[j] = actor
             self.actors[actor].on_arrival(j)

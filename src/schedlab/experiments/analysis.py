@@ -71,6 +71,7 @@ __all__ = [
     "BATCH_METRICS",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_METRICS",
+    "GRID_DEFAULT_METRICS",
     "LONG_COLUMNS",
     "METHODS",
     "RUN_KEYS",
@@ -86,6 +87,13 @@ __all__ = [
 ]
 
 DEFAULT_METRICS: tuple[str, ...] = ("mean_wait_time", "mean_bounded_slowdown", "utilization")
+# the defaults for grid runs (paper 001): the meta-jobs' metrics and the matcher's load
+GRID_DEFAULT_METRICS: tuple[str, ...] = (
+    "global_mean_wait_time",
+    "global_mean_response_time",
+    "global_makespan",
+    "matcher_requests",
+)
 DEFAULT_BATCH_SIZE = 5000  # jobs per batch (PPS paper, SPEC section 2)
 MIN_INTERVAL_N = 3  # fewer values than this: no interval (module docstring)
 METHODS = ("auto", "seeds", "batch")
@@ -242,11 +250,12 @@ def _format_value(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _policy_defaults(policy: str) -> dict[str, Any] | None:
+def _policy_defaults(policy: str, grid: bool = False) -> dict[str, Any] | None:
+    from schedlab.grid.registry import meta_scheduler_class
     from schedlab.schedulers.registry import policy_class
 
     try:
-        params_cls = policy_class(policy).Params
+        params_cls = (meta_scheduler_class if grid else policy_class)(policy).Params
         fields = dataclasses.fields(params_cls)
     except Exception:  # unknown policy, or a third-party class without dataclass Params
         return None
@@ -260,15 +269,20 @@ def _policy_defaults(policy: str) -> dict[str, Any] | None:
 
 
 def policy_label(
-    policy: str, params: dict[str, Any] | None = None, *, kill_on_overrun: bool = True
+    policy: str,
+    params: dict[str, Any] | None = None,
+    *,
+    kill_on_overrun: bool = True,
+    grid: bool = False,
 ) -> str:
     """``name(key=value,...)`` with the parameters that differ from the policy's defaults.
 
     Every parameter is shown when the policy is not registered; ``kill_on_overrun=False``
     is added when kill-on-overrun is off. ``easy`` with default parameters is ``easy``.
+    ``grid``: ``policy`` is a meta-scheduler (a grid run), e.g. ``push(refresh=5.0)``.
     """
     params = params or {}
-    defaults = _policy_defaults(policy)
+    defaults = _policy_defaults(policy, grid)
     shown = {
         k: v
         for k, v in sorted(params.items())
@@ -600,6 +614,7 @@ class _Run:
     seed: Any
     procs_override: int | None
     values: dict[str, Any]  # summary keys, wall_time from meta
+    grid: bool = False  # a grid run (paper 001): a meta-scheduler on a platform
 
 
 def _load_runs(store: ResultStore) -> list[_Run]:
@@ -620,8 +635,10 @@ def _load_runs(store: ResultStore) -> list[_Run]:
                     str(config.get("policy")),
                     config.get("params") or {},
                     kill_on_overrun=bool(config.get("kill_on_overrun", True)),
+                    grid=config.get("platform") is not None,
                 ),
                 seed=config.get("seed"),
+                grid=config.get("platform") is not None,
                 procs_override=config.get("procs"),
                 values=summary,
             )
@@ -653,7 +670,9 @@ def comparison_table(
     ``metrics``: summary keys of DESIGN.md section 4; ``method``: "auto" (over seeds when a
     cell has 2+ runs, else batch means), "seeds" or "batch" (then every metric must be in
     `BATCH_METRICS`); ``batch_size``: jobs per batch; ``confidence``: the interval's level.
-    Only finished runs count; failed runs are listed by `runs_json`.
+    Only finished runs count; failed runs are listed by `runs_json`. Asked for
+    `DEFAULT_METRICS` on a folder with grid runs (paper 001), the table has
+    `GRID_DEFAULT_METRICS` instead (after the defaults when cluster runs are there too).
     """
     import pandas as pd
 
@@ -675,6 +694,9 @@ def comparison_table(
     confidence = _check_confidence(confidence)
 
     runs = _load_runs(store)
+    if metrics == DEFAULT_METRICS and any(r.grid for r in runs):  # the default, on grid runs
+        cluster = DEFAULT_METRICS if not all(r.grid for r in runs) else ()
+        metrics = cluster + GRID_DEFAULT_METRICS
     cells: dict[tuple[str, float, str], list[_Run]] = {}
     for run in runs:
         cells.setdefault((run.workload, run.load_factor, run.policy), []).append(run)

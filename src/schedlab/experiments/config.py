@@ -29,6 +29,18 @@ class RunConfig:
     random part of the run (a model's generator, random transforms); it is None for runs
     with nothing random, so that seeds do not multiply identical runs. ``transforms`` are
     applied in order before the load factor: ``(name, {arguments})`` pairs.
+
+    **Grid runs** (paper 001, SPEC 5) have a ``platform``: a platform file (stored as the
+    sweep wrote it, relative to the sweep file's folder) or a built-in one
+    (``builtin:NAME``, `experiments.sweep.BUILTIN_PLATFORMS`). Their ``policy`` is a
+    meta-scheduler (`grid.registry`) and ``params`` its complete parameters; ``workload``
+    is ``"grid"`` for paper 001's generator, whose settings (as written, without the seed)
+    are ``generator``, or an SWF trace replayed as ``stream`` ``"global"`` (every job to the
+    meta-scheduler) or ``"local"`` (each job to its partition's site). ``seed`` seeds the
+    generator and the meta-scheduler (None: 0); the load factor divides the submit times
+    as for a cluster; ``procs`` and ``kill_on_overrun`` do not apply (a pool always kills
+    at its t_max). The three grid fields enter `to_dict`, and so the run id, only when set:
+    a cluster run's id is what it was before they existed.
     """
 
     workload: str
@@ -40,10 +52,18 @@ class RunConfig:
     kill_on_overrun: bool = True
     transforms: tuple[tuple[str, dict[str, Any]], ...] = ()
     label: str | None = None  # the workload's short name in tables (default: derived)
+    platform: str | None = None  # grid runs only (class docstring)
+    stream: str | None = None  # grid trace replay: "global" or "local"
+    generator: dict[str, Any] | None = None  # grid runs of paper 001's generator
+
+    @property
+    def is_grid(self) -> bool:
+        """A run of a meta-scheduler on a platform (class docstring)."""
+        return self.platform is not None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form (also what the run id hashes, label excluded)."""
-        return {
+        out: dict[str, Any] = {
             "workload": self.workload,
             "policy": self.policy,
             "params": dict(sorted(self.params.items())),
@@ -53,6 +73,14 @@ class RunConfig:
             "kill_on_overrun": bool(self.kill_on_overrun),
             "transforms": [[name, dict(sorted(args.items()))] for name, args in self.transforms],
         }
+        # grid keys only when set, so that every cluster run keeps its id
+        if self.platform is not None:
+            out["platform"] = self.platform
+        if self.stream is not None:
+            out["stream"] = self.stream
+        if self.generator is not None:
+            out["generator"] = dict(sorted(self.generator.items()))
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -66,6 +94,9 @@ class RunConfig:
             kill_on_overrun=bool(data.get("kill_on_overrun", True)),
             transforms=tuple((name, dict(args)) for name, args in data.get("transforms", [])),
             label=data.get("label"),
+            platform=data.get("platform"),
+            stream=data.get("stream"),
+            generator=None if data.get("generator") is None else dict(data["generator"]),
         )
 
     @property
@@ -78,6 +109,9 @@ class RunConfig:
         """Short name for tables: the label, else the file name without .swf(.gz)."""
         if self.label:
             return self.label
+        if self.generator is not None:
+            items = ",".join(f"{k}={v}" for k, v in sorted(self.generator.items()))
+            return f"grid:{items}" if items else "grid"
         name = self.workload.rsplit("/", 1)[-1]
         for suffix in (".gz", ".swf"):
             if name.endswith(suffix):

@@ -63,6 +63,39 @@ Decisions a user can rely on:
   label is ``label`` (default: the name) followed by its list-valued parameters, e.g.
   ``easy(backfill_order=sjf)``; without ``label`` every written parameter is shown.
   `RunConfig` has no policy label field, so `Sweep.policy_labels` maps run ids to them.
+
+**Grid runs** (paper 001, SPEC 5; docs/experiments.md, "Grid sweeps"). A ``[[workloads]]``
+entry with ``platform`` is a grid workload::
+
+    [[workloads]]
+    platform = "platform-dirac.toml"   # relative to the sweep file, or "builtin:dirac"
+    generator = {local_jobs = 0}       # paper 001's generator (the default when no path)
+    label = "dedicated"
+    [[workloads]]
+    platform = "platform-dirac.toml"
+    path = "LCG.swf.gz"                # or an SWF grid trace ...
+    stream = "local"                   # ... as a "global" (default) or "local" stream
+    first = 1000                       # drop_status, window, first, jobs: as for a cluster
+    [[meta_schedulers]]
+    name = "push"                      # any registered meta-scheduler
+    refresh = [0, 5, 10]               # its parameters; lists multiply
+    [[meta_schedulers]]
+    name = "pilot_filling"
+
+``[[meta_schedulers]]`` pair with the grid workloads and ``[[policies]]`` with the others;
+a sweep may hold both kinds (each list is then required, and neither may be left unused).
+A grid run's `RunConfig` has ``platform`` (stored as written, normalised, like trace
+paths; the file is read when the sweep is, so its mistakes are reported with the
+workload's key path), ``generator`` (the settings as written, floats for float
+parameters, without ``seed``) or ``stream``, ``policy`` = the meta-scheduler and ``params``
+its complete parameters. The grid's ``seed`` seeds the generator and the meta-scheduler
+(a ``seed`` in ``generator`` is used when the grid has none, as for model specs); unlike a
+cluster trace, a grid trace run takes the seeds too (a meta-scheduler may draw).
+``load_factor`` divides the submit times as for a cluster; ``procs`` and
+``kill_on_overrun`` have no meaning for a grid run (the platform fixes the nodes, a queue
+always kills at its t_max) and are not applied to it: the grid's values do not multiply
+grid runs. Built-in platforms (``builtin:NAME``, `BUILTIN_PLATFORMS`) ship in the package:
+``builtin:dirac`` is paper 001's Table 2 (``examples/platform-dirac.toml``).
 """
 
 from __future__ import annotations
@@ -107,19 +140,25 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 __all__ = [
+    "BUILTIN_PLATFORMS",
     "GRID_KEYS",
+    "GRID_WORKLOAD_KEYS",
     "TOP_LEVEL_KEYS",
     "TRANSFORMS",
     "WORKLOAD_KEYS",
     "Sweep",
     "apply_transforms",
+    "grid_workload_of",
+    "load_grid_run",
+    "load_platform_source",
     "load_run_workload",
     "load_sweep",
     "parse_sweep",
+    "resolve_platform",
     "resolve_workload",
 ]
 
-TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid")
+TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid", "meta_schedulers")
 WORKLOAD_KEYS = (
     "path",
     "model",
@@ -133,6 +172,19 @@ WORKLOAD_KEYS = (
     "non_priority",
     "deadlines",
     "moldable",
+    "platform",
+)
+# keys of a grid workload (one with ``platform``)
+GRID_WORKLOAD_KEYS = (
+    "platform",
+    "generator",
+    "path",
+    "stream",
+    "label",
+    "drop_status",
+    "window",
+    "first",
+    "jobs",
 )
 GRID_KEYS = ("load_factor", "seed", "kill_on_overrun", "procs")
 POLICY_RESERVED_KEYS = ("name", "label")
@@ -161,6 +213,17 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "deadlines_from_table": deadlines_from_table,
     "make_moldable": make_moldable,
 }
+
+# ``platform = "builtin:NAME"``: platforms shipped in the package, NAME -> (module, attribute
+# holding the platform's TOML text); the module is imported only when the platform is used
+BUILTIN_PREFIX = "builtin:"
+BUILTIN_PLATFORMS: dict[str, tuple[str, str]] = {
+    "dirac": ("schedlab.experiments.reproduce.dirac", "PLATFORM_TOML"),
+}
+_PLATFORM_ALLOWED = (
+    "an existing platform .toml file (relative paths: from the sweep file's folder) or "
+    + ", ".join(BUILTIN_PREFIX + n for n in BUILTIN_PLATFORMS)
+)
 
 _TRACE_ALLOWED = "an existing .swf/.swf.gz file (relative paths: from the sweep file's folder)"
 
@@ -206,6 +269,7 @@ class Sweep:
                 "procs": run.procs,
                 "kill_on_overrun": run.kill_on_overrun,
                 "transforms": _format_transforms(run.transforms),
+                "platform": run.platform,
             }
             for run in self.runs
         ]
@@ -276,8 +340,30 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
         raise ConfigError("description", description, "a string")
     grid = _parse_grid(data.get("grid", {}))
     workloads = _parse_workloads(data.get("workloads"), base_dir, grid)
-    policies = _parse_policies(data.get("policies"))
-    count = len(workloads) * len(policies) * math.prod(len(v) for v in grid.values())
+    grid_wl = next((i for i, w in enumerate(workloads) if w.is_grid), None)
+    cluster_wl = next((i for i, w in enumerate(workloads) if not w.is_grid), None)
+    policies: list[tuple[str, dict[str, Any], str]] = []
+    metas: list[tuple[str, dict[str, Any], str]] = []
+    if cluster_wl is not None or "policies" in data:
+        if cluster_wl is None:
+            raise ConfigError(
+                "policies",
+                data["policies"],
+                "[[policies]] only with a cluster workload (a [[workloads]] without "
+                "platform); grid workloads take [[meta_schedulers]]",
+            )
+        policies = _parse_policies(data.get("policies"))
+    if grid_wl is not None or "meta_schedulers" in data:
+        if grid_wl is None:
+            raise ConfigError(
+                "meta_schedulers",
+                data["meta_schedulers"],
+                "[[meta_schedulers]] only with a grid workload (a [[workloads]] with "
+                "platform = ...); cluster workloads take [[policies]]",
+            )
+        metas = _parse_meta_schedulers(data.get("meta_schedulers"), f"workloads[{grid_wl}]")
+    settings = math.prod(len(v) for v in grid.values())
+    count = sum(len(metas if w.is_grid else policies) for w in workloads) * settings
     if count > MAX_RUNS:
         raise ConfigError(
             "sweep size",
@@ -289,7 +375,7 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
     policy_labels: dict[str, str] = {}
     grid_keys = list(grid)
     for wl in workloads:
-        for policy_name, params, policy_label in policies:
+        for policy_name, params, policy_label in metas if wl.is_grid else policies:
             for values in itertools.product(*(grid[k] for k in grid_keys)):
                 setting = dict(zip(grid_keys, values))
                 run = wl.run(policy_name, params, setting)
@@ -329,8 +415,35 @@ class _Workload:
     label: str
     procs: int | None
     transforms: tuple[tuple[str, dict[str, Any]], ...]
+    platform: str | None = None  # grid workloads (module docstring)
+    stream: str | None = None
+    generator: dict[str, Any] | None = None
+
+    @property
+    def is_grid(self) -> bool:
+        return self.platform is not None
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two entries the same workload (for the label check)."""
+        generator = None if self.generator is None else sorted(self.generator.items())
+        grid = (self.platform, self.stream, repr(generator))
+        return (self.workload, self.procs, repr(self.transforms), *grid)
 
     def run(self, policy: str, params: dict[str, Any], setting: dict[str, Any]) -> RunConfig:
+        if self.is_grid:
+            return RunConfig(
+                workload=self.workload,
+                policy=policy,
+                params=dict(params),
+                load_factor=float(setting.get("load_factor", 1.0)),
+                seed=setting.get("seed", self.spec_seed),
+                transforms=tuple((name, dict(args)) for name, args in self.transforms),
+                label=self.label,
+                platform=self.platform,
+                stream=self.stream,
+                generator=None if self.generator is None else dict(self.generator),
+            )
         seed = setting.get("seed", self.spec_seed) if self.is_model else None
         workload = self.workload if seed is None else _with_seed(self.workload, seed)
         procs = setting.get("procs", self.procs)
@@ -358,7 +471,7 @@ def _parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> 
     seen_labels: dict[str, tuple[int, tuple[Any, ...]]] = {}
     for i, entry in enumerate(value):
         wl = _parse_workload(entry, f"workloads[{i}]", base_dir, grid)
-        identity = (wl.workload, wl.procs, repr(wl.transforms))
+        identity = wl.identity
         if wl.label in seen_labels and seen_labels[wl.label][1] != identity:
             j = seen_labels[wl.label][0]
             raise ConfigError(
@@ -375,6 +488,8 @@ def _parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> 
 def _parse_workload(
     entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
 ) -> _Workload:
+    if "platform" in entry:
+        return _parse_grid_workload(entry, where, base_dir, grid)
     for key in entry:
         if key not in WORKLOAD_KEYS:
             raise ConfigError(f"{where}.{key}", entry[key], f"keys {', '.join(WORKLOAD_KEYS)}")
@@ -438,6 +553,184 @@ def _parse_workload(
         procs=procs,
         transforms=transforms,
     )
+
+
+# --- grid workloads ------------------------------------------------------------------------
+
+
+def _parse_grid_workload(
+    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
+) -> _Workload:
+    """A ``[[workloads]]`` entry with ``platform`` (module docstring, "Grid runs")."""
+    for key in entry:
+        if key not in GRID_WORKLOAD_KEYS:
+            raise ConfigError(
+                f"{where}.{key}",
+                entry[key],
+                f"keys of a grid workload (one with platform): {', '.join(GRID_WORKLOAD_KEYS)}",
+            )
+    stored = _parse_platform(entry["platform"], f"{where}.platform", base_dir)
+    platform = _platform_of(stored, base_dir, f"{where}.platform")
+    label = entry.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise ConfigError(f"{where}.label", label, "a non-empty string")
+    stem = _platform_label(stored)
+    if "path" in entry:
+        if "generator" in entry:
+            given = {k: entry[k] for k in ("path", "generator")}
+            raise ConfigError(where, given, "one of path (an SWF grid trace) or generator")
+        from schedlab.grid.workload import MODES
+
+        stream = entry.get("stream", "global")
+        if stream not in MODES:
+            raise ConfigError(f"{where}.stream", stream, MODES)
+        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
+        return _Workload(
+            workload=workload,
+            is_model=False,
+            spec_seed=None,
+            label=label or f"{_trace_label(workload)} on {stem} ({stream})",
+            procs=None,
+            transforms=_parse_transforms(entry, where, base_dir),
+            platform=stored,
+            stream=stream,
+        )
+    for key in ("stream", "drop_status", "window", "first", "jobs"):
+        if key in entry:
+            raise ConfigError(
+                f"{where}.{key}", entry[key], "only with path (an SWF grid trace), not a generator"
+            )
+    settings, spec_seed = _parse_generator(entry.get("generator", {}), where, platform, grid)
+    items = ",".join(f"{k}={_format_value(v)}" for k, v in settings.items())
+    return _Workload(
+        workload="grid",
+        is_model=True,
+        spec_seed=spec_seed,
+        label=label or (f"grid:{items} on {stem}" if items else f"grid on {stem}"),
+        procs=None,
+        transforms=(),
+        platform=stored,
+        generator=settings,
+    )
+
+
+def _parse_platform(value: Any, where: str, base_dir: Path) -> str:
+    """The platform as stored in a RunConfig: ``builtin:NAME``, or the path as written,
+    normalised (like trace paths); checks that the file exists."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(where, value, _PLATFORM_ALLOWED)
+    if value.startswith(BUILTIN_PREFIX):
+        if value[len(BUILTIN_PREFIX) :] not in BUILTIN_PLATFORMS:
+            raise ConfigError(where, value, _PLATFORM_ALLOWED)
+        return value
+    written = _expand_user(where, value, _PLATFORM_ALLOWED)
+    stored = Path(os.path.normpath(written)).as_posix()
+    if not _is_file(base_dir / stored):
+        raise ConfigError(where, value, _PLATFORM_ALLOWED)
+    return stored
+
+
+def _platform_label(stored: str) -> str:
+    if stored.startswith(BUILTIN_PREFIX):
+        return stored
+    name = stored.rsplit("/", 1)[-1]
+    return name[: -len(".toml")] if name.endswith(".toml") else name
+
+
+def _platform_of(stored: str, base_dir: Path, where: str) -> Any:
+    """The platform, read now: a mistake in its file is reported under ``where``."""
+    try:
+        return load_platform_source(resolve_platform(stored, base_dir))
+    except ConfigError as exc:
+        raise ConfigError(f"{where} ({exc.option})", exc.value, exc.allowed) from None
+
+
+def _generator_types() -> dict[str, Any]:
+    """Parameter -> annotation of paper 001's generator, without platform and seed."""
+    from schedlab.workload.models.grid import generate_grid
+
+    hints = {p.name: p.annotation for p in inspect.signature(generate_grid).parameters.values()}
+    for name in ("platform", "seed"):
+        hints.pop(name, None)
+    return hints
+
+
+def _parse_generator(
+    value: Any, where: str, platform: Any, grid: dict[str, list[Any]]
+) -> tuple[dict[str, Any], int | None]:
+    """(settings as written, floats for float parameters, sorted; the seed written in it)."""
+    where = f"{where}.generator"
+    if not isinstance(value, dict):
+        raise ConfigError(where, value, "a table of the generator's settings")
+    known = _generator_types()
+    settings: dict[str, Any] = {}
+    spec_seed = None
+    for key, raw in value.items():
+        if key == "seed":
+            if "seed" in grid:
+                raise ConfigError(
+                    f"{where}.seed",
+                    raw,
+                    "no seed here when grid.seed is set (the grid seed sets the generator's)",
+                )
+            if not _is_int(raw) or raw < 0:
+                raise ConfigError(f"{where}.seed", raw, "an integer >= 0")
+            spec_seed = raw
+            continue
+        if key not in known:
+            raise ConfigError(
+                f"{where}.{key}", raw, f"settings of paper 001's generator: {', '.join(known)}"
+            )
+        if key == "organisations":
+            if not isinstance(raw, list) or not all(isinstance(o, str) for o in raw):
+                raise ConfigError(f"{where}.{key}", raw, "a list of organisation names")
+            settings[key] = list(raw)
+        elif "float" in str(known[key]) and _is_finite(raw):
+            settings[key] = float(raw)
+        elif isinstance(raw, str | int | float | bool):
+            settings[key] = raw
+        else:
+            raise ConfigError(f"{where}.{key}", raw, "a number")
+    probe = dict(settings)
+    for key in ("meta_jobs", "local_jobs"):  # the checks, without generating thousands of jobs
+        if _is_int(probe.get(key)) and 1 < probe[key] <= 10_000_000:
+            probe[key] = 1
+    from schedlab.workload.models.grid import generate_grid
+
+    try:
+        generate_grid(platform, **probe)
+    except ConfigError as exc:
+        key = exc.option.removeprefix("grid ").split()[0]
+        shown = settings.get(key, exc.value)
+        raise ConfigError(f"{where}.{key}", shown, exc.allowed) from None
+    return dict(sorted(settings.items())), spec_seed
+
+
+# --- meta-schedulers -----------------------------------------------------------------------
+
+
+def _parse_meta_schedulers(value: Any, first_grid: str) -> list[tuple[str, dict[str, Any], str]]:
+    """(name, complete params, label) for every meta-scheduler entry and combination."""
+    allowed = "an array of tables, written [[meta_schedulers]]"
+    if value is None:
+        raise ConfigError(
+            "meta_schedulers", None, f"at least one [[meta_schedulers]] table ({first_grid} "
+            "is a grid workload)"
+        )  # fmt: skip
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ConfigError("meta_schedulers", value, allowed)
+    if not value:
+        raise ConfigError("meta_schedulers", value, "at least one [[meta_schedulers]] table")
+    from schedlab.grid.registry import available_meta_schedulers, meta_scheduler_class
+
+    out: list[tuple[str, dict[str, Any], str]] = []
+    for i, entry in enumerate(value):
+        where = f"meta_schedulers[{i}]"
+        name = entry.get("name")
+        if not isinstance(name, str) or name not in available_meta_schedulers():
+            raise ConfigError(f"{where}.name", name, available_meta_schedulers())
+        out.extend(_expand_params(entry, where, meta_scheduler_class(name), "meta-scheduler"))
+    return out
 
 
 def _parse_path(value: Any, where: str, base_dir: Path) -> str:
@@ -627,7 +920,16 @@ def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str
     name = entry.get("name")
     if not isinstance(name, str) or name not in available_policies():
         raise ConfigError(f"{where}.name", name, available_policies())
-    cls = policy_class(name)
+    return _expand_params(entry, where, policy_class(name), "policy")
+
+
+def _expand_params(
+    entry: dict[str, Any], where: str, cls: Any, kind: str
+) -> list[tuple[str, dict[str, Any], str]]:
+    """A policy's or a meta-scheduler's entry: its parameters checked by type and by its
+    ``Params`` class, lists multiplied out, each combination completed with the defaults
+    and labelled (module docstring)."""
+    name = cls.name
     label = entry.get("label")
     if label is not None and (not isinstance(label, str) or not label.strip()):
         raise ConfigError(f"{where}.label", label, "a non-empty string")
@@ -642,7 +944,8 @@ def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str
             raise ConfigError(
                 f"{where}.{key}",
                 raw,
-                f"name, label or a parameter of {name}: {allowed}",
+                f"name, label or a parameter of {name}: {allowed}"
+                + ("" if kind == "policy" else f" (a {kind})"),
             )
         values = raw if isinstance(raw, list) else [raw]
         if not values:
@@ -757,8 +1060,76 @@ def load_run_workload(run: RunConfig, base_dir: str | os.PathLike[str]) -> Workl
     Pass the result to `schedlab.simulate` with the run's policy, params, load factor and
     kill_on_overrun.
     """
+    if run.is_grid:
+        raise ConfigError("run", run.run_id, "a cluster run (grid runs: load_grid_run)")
     source = resolve_workload(run.workload, base_dir)
     return apply_transforms(load_workload(source, max_procs=run.procs), run.transforms)
+
+
+def resolve_platform(platform: str, base_dir: str | os.PathLike[str]) -> str:
+    """A `RunConfig.platform` made loadable: ``builtin:NAME`` as it is, paths absolute."""
+    if platform.startswith(BUILTIN_PREFIX):
+        return platform
+    return os.path.normpath(Path(base_dir) / platform)
+
+
+def load_platform_source(source: str) -> Any:
+    """The `Platform` of a resolved platform (`resolve_platform`): a built-in one or a file."""
+    from schedlab.platform.description import load_platform, parse_platform
+
+    if source.startswith(BUILTIN_PREFIX):
+        name = source[len(BUILTIN_PREFIX) :]
+        if name not in BUILTIN_PLATFORMS:
+            raise ConfigError("platform", source, _PLATFORM_ALLOWED)
+        import importlib
+
+        module, attribute = BUILTIN_PLATFORMS[name]
+        text = getattr(importlib.import_module(module), attribute)
+        return parse_platform(tomllib.loads(text), Path("."), source)
+    return load_platform(source)
+
+
+def grid_workload_of(run: RunConfig, platform: Any, trace: Workload | None = None) -> Any:
+    """The `GridWorkload` of grid run ``run`` on ``platform`` at its load factor: paper
+    001's generator seeded by the run's seed, or ``trace`` (the run's SWF file, read by the
+    caller) after the run's transforms, as its stream."""
+    from schedlab.grid.workload import GridWorkload
+
+    if run.generator is not None:
+        from schedlab.workload.models.grid import generate_grid
+
+        workload = generate_grid(platform, **{**run.generator, "seed": run.seed or 0})
+    else:
+        if trace is None:
+            raise ConfigError("grid run trace", run.workload, "the run's SWF trace, read")
+        trace = apply_transforms(trace, run.transforms)
+        workload = GridWorkload.from_swf(trace, platform, run.stream or "global")
+    if run.load_factor != 1.0:
+        workload = GridWorkload(
+            submit_at=workload.submit_at / run.load_factor,
+            work=workload.work,
+            procs=workload.procs,
+            org=workload.org,
+            stream=workload.stream,
+            job_id=workload.job_id,
+            source=f"{workload.source} x load {run.load_factor:g}",
+            organisations=workload.organisations,
+        )
+    return workload
+
+
+def load_grid_run(run: RunConfig, base_dir: str | os.PathLike[str]) -> tuple[Any, Any]:
+    """(`Platform`, `GridWorkload`) of grid run ``run``: pass them to `grid.run.run_grid`
+    with ``run.policy``, ``seed=run.seed or 0`` and ``**run.params``."""
+    if run.platform is None:
+        raise ConfigError("run platform", None, "a grid run (one with a platform)")
+    platform = load_platform_source(resolve_platform(run.platform, base_dir))
+    trace = None
+    if run.generator is None:
+        from schedlab.workload.swf import read_swf
+
+        trace = read_swf(resolve_workload(run.workload, base_dir))
+    return platform, grid_workload_of(run, platform, trace)
 
 
 # --- small helpers -------------------------------------------------------------------------

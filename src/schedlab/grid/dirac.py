@@ -13,18 +13,33 @@ back as control messages, each taking the pool's ``message_time``.
   one outstanding request at a time, one job per request. A job it gets is submitted to its
   queue with no further delay (the description came with the reply; the agent sits on the
   site), so no job is ever in transit to the queue once the agent holds it: depth counts it
-  from that instant. It is re-evaluated on each reply and on every start or end of a job it
-  submitted; after a negative answer it waits ``retry`` seconds before asking again (with
-  ``jitter``, a seeded draw around it: agents answered together otherwise ask in step).
-* ``pilot_simple`` / ``pilot_filling``: one pilot agent per queue. While depth (pilots
-  included) / nodes < ε it probes the matcher ("is there work a pilot of this queue could
-  run?"; a probe takes no job) and submits one pilot per positive probe, which waits in the
-  queue like any job, asking for the queue's t_max. A running pilot pulls a job fitting its
-  node: its processors, its node power and its remaining time (requested time - elapsed -
-  the round trip to the matcher, so that a payload never outlives its pilot). A simple pilot
-  runs one payload and exits; a filling pilot pulls again after each payload, taking another
-  job while remaining time x node power >= the job's work (its requested time, in NCU). A
-  pilot whose first pull gets nothing exits at once and is counted as **wasted**.
+  from that instant. It is re-evaluated on each reply and on every start or end of a job in
+  its queue, its own or not (SPEC 5); after a negative answer it waits ``retry`` seconds
+  before asking again (with ``jitter``, a seeded draw around it: agents answered together
+  otherwise ask in step).
+* ``pilot_simple`` / ``pilot_filling``: one pilot agent per queue, re-evaluated like a static
+  agent. While depth (pilots included) / nodes < ε it probes the matcher ("is there work a
+  pilot of this queue could run?"; a probe takes no job) and submits one pilot per positive
+  probe, which waits in the queue like any job, asking for the queue's t_max. A running
+  pilot pulls a job fitting its node: its processors, its node power and its remaining time
+  (requested time - elapsed - the round trip to the matcher, so that a payload never
+  outlives its pilot). A simple pilot runs one payload and exits; a filling pilot pulls
+  again after each payload, taking another job while remaining time x node power >= the
+  job's work (its requested time, in NCU). A pilot whose first pull gets nothing exits at
+  once and is counted as **wasted**.
+
+**When is a probe positive** (``probe``; SPEC 5: "the matcher has work"). A pilot is
+*promised* from the positive probe that makes its agent submit it until its first pull
+reaches the matcher (in transit, received, queued, starting): it is promised the class of
+the job the probe was answered with. ``"unclaimed"`` (the default): a probe is positive while
+the classes whose processors fit the description hold more jobs fitting it than pilots of
+all agents are promised for those classes (DIRAC's later site directors submit the eligible
+task-queue jobs minus the pilots already waiting for those task queues, whichever site they
+wait at). ``"unclaimed_own"``: the same, counting this agent's promised pilots only.
+``"literal"``: positive while any job fits, so up to ε x nodes pilots per queue can wait for
+one job, all but one wasted. docs/model.md, "Meta-schedulers (paper 001)", compares them on
+Table 2's platform: only under "unclaimed" do filling pilots' agents probe less than static
+agents request, as the paper reports (699 against 872).
 
 **One kernel actor.** The kernel has no decision that hands a released job from one actor to
 another, and `RunIn` needs the same actor to hold the payload and own the pilot; so the task
@@ -33,23 +48,23 @@ stream). Their exchanges are still messages: the actor sends them to itself with
 message times, so every request and reply takes the time it would between separate
 services.
 
-**What the kernel does not tell.** An actor hears only of the jobs it dispatched, spawned or
-ran, so an agent does not see local jobs start. While ε keeps it from asking, it therefore
-also looks at its queue every ``retry`` seconds (a poll, not a request): in a dedicated
-platform every change of depth is a job of its own, so the polls never make a request happen
-earlier; in a shared one they bound how long a start of a local job goes unnoticed.
+**Watches.** The actor watches every pool (``watches``): the kernel tells it of every job that
+starts or ends in one, local jobs included (a payload's start or end is not a pool event;
+its pilot's are). That is all an agent needs: depth only falls when a job of its queue starts,
+a waiting one is killed or one of ours is evicted (heard too), so an agent that ε stops sets
+no timer and waits for such an event; the only timer is ``retry`` after a negative answer.
 
-**The end.** An agent stops asking (and polling) once the task queue is empty and no job
-of the workload remains to be released: the run can then end. Jobs not yet released are
-seen through the platform's job states, which do not tell global jobs from local ones, so in
-a shared platform the agents go on asking until the last local job is released too (those
-requests are negative; `request_times` dates them).
+**The end.** An agent stops asking once the task queue is empty and no global job remains
+to be released to it (`PlatformView.unreleased`): it sets no timer then, so the run can end,
+also on a shared platform whose local jobs go on arriving.
 
 Counters (`counters()`): ``matcher_requests`` (all requests the matcher received) and by kind
 ``matcher_requests_agent`` (static agents' requests, pilot agents' probes),
 ``matcher_requests_first_pull`` (a pilot's first pull), ``matcher_requests_refill`` (a
 filling pilot's later pulls); ``pilots`` submitted and ``wasted_pilots``. Requests are
-counted, and dated, when they reach the matcher.
+counted, and dated, when they reach the matcher. The paper's 872 (static) is
+``matcher_requests`` of ``static`` (all of kind agent), its 699 (dynamic) the probes,
+``matcher_requests_agent``, of ``pilot_filling`` (docs/model.md says why).
 """
 
 from __future__ import annotations
@@ -57,9 +72,9 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from heapq import heappop, heappush
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -72,8 +87,11 @@ from schedlab.grid.registry import register_meta_scheduler
 
 __all__ = [
     "KINDS",
+    "PROBES",
     "DiracParams",
     "PilotFilling",
+    "PilotParams",
+    "Probe",
     "PilotSimple",
     "Reply",
     "Request",
@@ -86,7 +104,6 @@ KINDS = ("agent", "first_pull", "refill")
 """Kinds of matcher request: an agent's (static request or pilot-agent probe), a pilot's
 first pull, a filling pilot's later pulls."""
 
-_PENDING = int(JobState.PENDING)
 _RUNNING = int(JobState.RUNNING)
 _INF = math.inf
 _NO_ORG = -1  # the organisation of jobs without an ``org`` attribute
@@ -176,6 +193,10 @@ class TaskQueue:
         self._size -= 1
         return job
 
+    def queues(self) -> Iterator[tuple[tuple[int, int], deque[int]]]:
+        """(class, its live FIFO) in creation order: read, never modify."""
+        yield from self._classes.items()
+
     def classes(self) -> Iterator[tuple[tuple[int, int], list[int]]]:
         """(class, jobs) in creation order (for tests and inspection)."""
         for key, queue in self._classes.items():
@@ -199,6 +220,7 @@ class _Pilot:
     payloads: int = 0  # payloads it was given
     running: int = -1  # its current payload
     asking: bool = False  # a pull is outstanding
+    promise: tuple[int, int] | None = None  # the class it was promised, until its first pull
 
 
 class _Dirac:
@@ -210,13 +232,21 @@ class _Dirac:
     )
 
     def __init__(
-        self, context: GridContext, mode: str, epsilon: float, retry: float, jitter: float = 0.0
+        self,
+        context: GridContext,
+        mode: str,
+        epsilon: float,
+        retry: float,
+        jitter: float = 0.0,
+        probe: str = "literal",
     ) -> None:
         self.context = context
         self.mode = mode  # "static", "simple" or "filling"
         self.epsilon = epsilon
         self.retry = retry
         self.jitter = jitter
+        self.probe = probe  # "literal", "unclaimed" or "unclaimed_own" (pilot agents)
+        self.watches: tuple[int, ...] = ()  # every pool, from setup on (module docstring)
         self._rng = np.random.default_rng(context.seed)
         self.tasks = TaskQueue()
         self.requests: dict[str, list[float]] = {k: [] for k in KINDS}
@@ -234,8 +264,10 @@ class _Dirac:
         self._extra: list[int] = []  # jobs and pilots this pass sends to each pool
         self._touched: list[int] = []  # pools whose _extra is not 0
         self._capacity: dict[int, float] = {}  # processors -> the most work a resource takes
-        self._cursor = 0  # jobs before it were all released
-        self._workload = 0  # jobs of the workload (spawned ones come after)
+        # pilots promised a job (unclaimed readings), by class and by (pool, class)
+        self._promised: dict[tuple[int, int], int] = {}
+        self._promised_own: dict[tuple[int, tuple[int, int]], int] = {}
+        self._spawning: deque[tuple[int, int] | None] = deque()  # promises of our Spawns
 
     # -- the Actor protocol ---------------------------------------------------------------
     def setup(self, index: int, platform: PlatformView) -> None:
@@ -261,9 +293,11 @@ class _Dirac:
         self._extra = [0] * pools
         self._touched = []
         self._capacity = {}
-        self._cursor = 0
-        self._workload = len(platform.state)
         self._rng = np.random.default_rng(self.context.seed)
+        self._promised = {}
+        self._promised_own = {}
+        self._spawning = deque()
+        self.watches = tuple(range(pools))  # read by the kernel right after setup
 
     def on_arrival(self, job: int) -> None:
         self._check_runnable(job)
@@ -279,7 +313,9 @@ class _Dirac:
             assert self._platform is not None
             pool = self._platform.tag[job]
             assert isinstance(pool, int)
-            self._pilots[job] = _Pilot(pool)
+            # a pilot inherits the promise its probe was answered with (unclaimed readings);
+            # Spawns are applied, and told, in the order we made them
+            self._pilots[job] = _Pilot(pool, promise=self._spawning.popleft())
             self.pilots += 1
         else:
             self._inbox.append(_Event(job, event))
@@ -373,6 +409,10 @@ class _Dirac:
     def _match(self, request: Request, now: float, out: list[ActorDecision]) -> None:
         self.requests[request.kind].append(now)
         resource = request.resource
+        if request.pilot >= 0:
+            info = self._pilots.get(request.pilot)
+            if info is not None and info.promise is not None:  # it pulls: no promise now
+                self._unpromise(info)
         found = self.tasks.first(lambda j: self._fits(j, resource))
         job = -1
         procs = 0
@@ -382,26 +422,59 @@ class _Dirac:
             if request.take:
                 self.tasks.take(key)
                 self._keys[job] = key
+            elif self.probe != "literal":
+                if self._unclaimed(resource):  # the pilot it submits is promised the class
+                    self._promised[key] = self._promised.get(key, 0) + 1
+                    own = (resource.pool, key)
+                    self._promised_own[own] = self._promised_own.get(own, 0) + 1
+                else:
+                    job = -1  # every fitting job is already promised to a pilot
+                    procs = 0
         reply = Reply(request, job, procs)
         out.append(Send(self._index, reply, self.context.message_time[resource.pool]))
 
+    def _unclaimed(self, resource: Resource) -> bool:
+        """A probe's answer under the unclaimed readings: the classes whose processors fit the
+        description hold more jobs fitting it than pilots promised those classes (by any
+        agent, or by this one)."""
+        matching = [(k, jobs) for k, jobs in self.tasks.queues() if k[0] <= resource.procs]
+        if self.probe == "unclaimed_own":
+            pool = resource.pool
+            promised = sum(self._promised_own.get((pool, k), 0) for k, _ in matching)
+        else:
+            promised = sum(self._promised.get(k, 0) for k, _ in matching)
+        n = 0
+        for _key, jobs in matching:
+            if resource.seconds == _INF:
+                n += len(jobs)
+                if n > promised:
+                    return True
+                continue
+            for j in jobs:
+                if self._fits(j, resource):
+                    n += 1
+                    if n > promised:
+                        return True
+        return False
+
+    def _unpromise(self, info: _Pilot) -> None:
+        key = info.promise
+        assert key is not None
+        info.promise = None
+        self._promised[key] -= 1
+        self._promised_own[(info.pool, key)] -= 1
+
     # -- agents ---------------------------------------------------------------------------
     def _work_left(self) -> bool:
-        """Jobs in the task queue, or jobs of the workload not released yet."""
+        """Jobs in the task queue, or global jobs not released to the task queue yet."""
         if len(self.tasks):
             return True
         assert self._platform is not None
-        state = self._platform.state
-        i = self._cursor
-        n = self._workload
-        while i < n and state[i] != _PENDING:
-            i += 1
-        self._cursor = i
-        return i < n
+        return self._platform.unreleased[self._index] > 0
 
     def _retry_time(self) -> float:
-        """Seconds to wait after a negative answer or between polls: ``retry``, or with
-        ``jitter`` a uniform draw in retry x [1 - jitter, 1 + jitter) (seeded)."""
+        """Seconds to wait after a negative answer: ``retry``, or with ``jitter`` a uniform
+        draw in retry x [1 - jitter, 1 + jitter) (seeded)."""
         if not self.jitter:
             return self.retry
         return self.retry * (1.0 + self.jitter * (2.0 * float(self._rng.random()) - 1.0))
@@ -425,8 +498,7 @@ class _Dirac:
         state = self._platform.pools[p]
         depth = state.queued + state.received + self._extra[p]
         if depth >= self.epsilon * state.total:
-            self._wake(agent, now + self._retry_time(), out)  # a poll (module docstring)
-            return
+            return  # a start in its queue (a watched event) or a reply brings it back
         if self.mode == "static":
             resource = Resource(p, state.total, min(state.powers), _INF, state.free_total)
             request = Request("agent", resource)
@@ -452,6 +524,7 @@ class _Dirac:
         else:
             assert self._platform is not None
             t_max = self._platform.pools[p].t_max
+            self._spawning.append(None if self.probe == "literal" else self._key(reply.job))
             out.append(Spawn(p, max(reply.procs, 1), t_max, 0.0, p))
             self._sent(p)
 
@@ -520,6 +593,8 @@ class _Dirac:
                 out.append(Dispatch(job, info.pool, 0.0))
                 self._sent(info.pool)
             else:
+                if info.promise is not None:  # it died before its first pull was matched
+                    self._unpromise(info)
                 del self._pilots[job]
             return
         host = self._hosts.get(job)
@@ -536,13 +611,13 @@ class _Dirac:
             else:
                 out.append(End(host))
             return
-        # a job a static agent submitted
-        if event == JobEvent.EVICTED:
+        # a job a static agent submitted, or any other job of a watched pool (a local job)
+        if event == JobEvent.EVICTED:  # only jobs we dispatched come back
             self.tasks.put_back(job, self._key(job))
             self._dirty.update(range(len(self._agents)))
             return
         where = plat.where[job]
-        if where >= 0:
+        if where >= 0:  # a start or an end in that queue: its agent looks again
             self._dirty.add(where)
 
 
@@ -552,7 +627,7 @@ class _Dirac:
 @dataclass(frozen=True)
 class DiracParams:
     """``epsilon``: an agent asks while depth / nodes < epsilon (paper: 0.3); ``retry``:
-    seconds an agent waits after a negative answer (and between polls), default 60 s
+    seconds an agent waits after a negative answer, default 60 s
     (docs/model.md, "Meta-schedulers (paper 001)", gives its effect); ``jitter`` in [0, 1):
     each wait is drawn uniformly in retry x [1 - jitter, 1 + jitter), seeded by the context's
     seed, so that agents answered at the same instant do not ask again in step (0: exactly
@@ -571,6 +646,28 @@ class DiracParams:
             raise ConfigError("dirac parameter jitter", self.jitter, "a fraction in [0, 1)")
 
 
+Probe = Literal["literal", "unclaimed", "unclaimed_own"]
+PROBES: tuple[Probe, ...] = ("literal", "unclaimed", "unclaimed_own")
+"""Readings of "the matcher has work" for a pilot agent's probe (module docstring)."""
+
+
+@dataclass(frozen=True)
+class PilotParams(DiracParams):
+    """`DiracParams` and ``probe``: when a pilot agent's probe is positive. ``"unclaimed"``
+    (default): while the classes the probe's processors fit hold more jobs fitting it than
+    pilots of all agents are promised for those classes (a pilot is promised from its positive
+    probe until its first pull is matched); ``"unclaimed_own"``: the same against this
+    agent's promised pilots only; ``"literal"``: while any job fits (module docstring;
+    docs/model.md compares the three on paper 001's Table 2)."""
+
+    probe: Probe = "unclaimed"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.probe not in PROBES:
+            raise ConfigError("dirac parameter probe", self.probe, list(PROBES))
+
+
 class _DiracBase:
     """What the DIRAC meta-schedulers share: the actor and its counters."""
 
@@ -584,7 +681,10 @@ class _DiracBase:
 
     def actors(self, context: GridContext) -> list[Actor]:
         p = self.params
-        actor = _Dirac(context, self._mode, float(p.epsilon), float(p.retry), float(p.jitter))
+        probe = p.probe if isinstance(p, PilotParams) else "literal"  # static agents: unused
+        actor = _Dirac(
+            context, self._mode, float(p.epsilon), float(p.retry), float(p.jitter), probe
+        )
         self.actor = actor
         return [actor]
 
@@ -610,8 +710,17 @@ class StaticAgents(_DiracBase):
     _mode: ClassVar[str] = "static"
 
 
+class _PilotBase(_DiracBase):
+    Params: ClassVar[type] = PilotParams
+
+    def __init__(self, params: DiracParams | None = None) -> None:
+        if params is not None and not isinstance(params, PilotParams):  # epsilon, retry, jitter
+            params = PilotParams(**asdict(params))
+        super().__init__(params or PilotParams())
+
+
 @register_meta_scheduler
-class PilotSimple(_DiracBase):
+class PilotSimple(_PilotBase):
     """DIRAC with pilot agents; a pilot runs one payload, then exits (module doc)."""
 
     name: ClassVar[str] = "pilot_simple"
@@ -619,7 +728,7 @@ class PilotSimple(_DiracBase):
 
 
 @register_meta_scheduler
-class PilotFilling(_DiracBase):
+class PilotFilling(_PilotBase):
     """DIRAC with pilot agents; a pilot runs payloads while its remaining time allows."""
 
     name: ClassVar[str] = "pilot_filling"

@@ -163,10 +163,36 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     }
 
 
+# Extra summary keys of grid runs (paper 001, `grid.run.GridResult.summary`): the metrics of
+# the meta-jobs (global_) and of the local jobs (local_), then the meta-scheduler's counters
+GRID_KEYS: tuple[str, ...] = (
+    "mean_local_wait_time",
+    "mean_execution_time",
+    *(
+        f"{prefix}_{name}"
+        for prefix in ("global", "local")
+        for name in (
+            "jobs",
+            "makespan",
+            "mean_wait_time",
+            "mean_local_wait_time",
+            "mean_execution_time",
+            "mean_response_time",
+        )
+    ),
+    "matcher_requests",
+    "matcher_requests_agent",
+    "matcher_requests_first_pull",
+    "matcher_requests_refill",
+    "pilots",
+    "wasted_pilots",
+)
+
+
 def all_summary_keys() -> tuple[str, ...]:
-    """Every key a summary may hold: the standard ones, then those of deadlines and of
-    moldable jobs (present only for runs that have them)."""
-    return SUMMARY_KEYS + DEADLINE_KEYS + MOLDABLE_KEYS
+    """Every key a summary may hold: the standard ones, then those of deadlines, of
+    moldable jobs and of grid runs (present only for runs that have them)."""
+    return SUMMARY_KEYS + DEADLINE_KEYS + MOLDABLE_KEYS + GRID_KEYS
 
 
 def summarize(

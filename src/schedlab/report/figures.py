@@ -452,7 +452,8 @@ def timeseries(
     ``what``: ``queued`` (jobs waiting), ``running`` (jobs), ``busy_procs`` or
     ``utilization`` = busy processors / the run's processors. The series is a step function;
     ``window`` (s) smooths it with a trailing time-weighted moving average, and long series
-    are drawn as bin means (see ``smooth_step``, which documents both).
+    are drawn as bin means (see ``smooth_step``, which documents both). A run whose series
+    lacks the quantity is left out (the figure says so when none has it).
     """
     if what not in TIMESERIES_KINDS:
         raise ConfigError("what", what, list(TIMESERIES_KINDS))
@@ -464,14 +465,21 @@ def timeseries(
     if not infos:
         return _empty(fig, ax, "no runs")
     series = []
+    column = "busy_procs" if what == "utilization" else what
+    recorded = []
     for info in infos:
         frame = store.timeseries(info["run_id"])
-        column = "busy_procs" if what == "utilization" else what
+        if column not in frame.columns:  # e.g. a kind of run that does not record it
+            continue
         times = np.asarray(frame["time"], dtype=np.float64)
         values = np.asarray(frame[column], dtype=np.float64)
         if what == "utilization":
             values = values / max(info["procs"], 1)
         series.append(_step_series(times, values))
+        recorded.append(info)
+    if not recorded:
+        return _empty(fig, ax, f"no run records {column}")
+    infos = recorded
     starts = [s[0][0] for s in series if s[0].size]
     ends = [s[0][-1] for s in series if s[0].size]
     if not starts:

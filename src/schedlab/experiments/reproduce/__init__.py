@@ -13,6 +13,7 @@ REPRODUCTIONS: dict[str, str] = {
     "dbf": "paper 000: DBF vs conservative backfilling (Tables 1-2)",
     "pps": "paper 002: PPS vs EASY backfilling (Tables 1-2)",
     "hlw": "paper 004: the FS family vs its references on HLW (Figure 1)",
+    "dirac": "paper 001: centralized push vs DIRAC pull and pilots (Figures 7-9)",
 }
 # reproductions that replay real traces (the others generate their workloads)
 NEEDS_TRACES = frozenset({"dbf", "pps"})
@@ -34,4 +35,8 @@ def reproduction(name: str) -> Callable[..., Any]:
         from schedlab.experiments.reproduce.hlw import reproduce_hlw
 
         return reproduce_hlw
+    if name == "dirac":
+        from schedlab.experiments.reproduce.dirac import reproduce_dirac
+
+        return reproduce_dirac
     raise ConfigError("paper", name, sorted(REPRODUCTIONS))

@@ -71,3 +71,35 @@ PPS_COLUMNS: tuple[str, ...] = (
     "easy_utilization",
     "pps_utilization",
 )
+
+# --- paper 001 -------------------------------------------------------------------------
+# Caron, Garonne, Tsaregorodtsev (2005), sections 8 and 8.1. Its Figures 7-9 have no
+# tables: these are the numbers and orderings its text states.
+DIRAC_TEXT: dict[str, float] = {
+    # "Le nombre total de demandes avec l'approche statique est de 872 et de 699 dans le cas
+    # dynamique" (the pilots' mode is not said)
+    "matcher_requests_static": 872,
+    "matcher_requests_pilots": 699,
+    # "déploiement inutile d'agents qui meurent tout de suite après la réponse négative du
+    # service correspondance (299 dans notre cas)"
+    "wasted_pilots": 299,
+    # push's mean wait is better than DIRAC's "pour un Δt inférieur à 95 s ... dans un
+    # contexte dédié et à peu près inférieur à 60 s dans un contexte partagé" (seconds)
+    "crossover_refresh_dedicated": 95.0,
+    "crossover_refresh_shared": 60.0,
+    # "Le mode de réservation filling donne près de 50% de gain sur le temps de réponse
+    # moyen obtenu par l'approche centralisée" (percent lower)
+    "response_gain_filling_vs_push": 50.0,
+    # "Le passage du déploiement statique à la réservation donne une amélioration de 10%
+    # sur le temps de réponse moyen" (percent lower)
+    "response_gain_reservation_vs_static": 10.0,
+}
+# orderings of Figure 9 stated in section 8: "Pour un Δt nul, le meilleur makespan est
+# obtenu par l'approche centralisée. Par contre le temps de réponse le plus petit est issu
+# de l'approche DIRAC avec la réservation en mode filling. ... Le temps d'attente global
+# le plus important est celui lié à l'ordonnancement DIRAC statique."
+DIRAC_ORDERS: dict[str, str] = {
+    "best_makespan": "push",
+    "lowest_mean_response_time": "pilot_filling",
+    "largest_mean_wait_time": "static",
+}
