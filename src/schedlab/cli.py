@@ -656,13 +656,16 @@ def report(
 @app.command()
 def reproduce(
     paper: Annotated[
-        str, typer.Argument(help="Which paper: dbf (paper 000), pps (paper 002) or hlw (004).")
+        str,
+        typer.Argument(
+            help="Which paper: dbf (paper 000), pps (paper 002), hlw (004) or dirac (001)."
+        ),
     ],
     quick: Annotated[
         bool,
         typer.Option(
             help="A reduced version (dbf/pps: first 20k jobs, fewer loads; hlw: 10 instances "
-            "per scenario): minutes."
+            "per scenario; dirac: 3 seeds, fewer refresh periods): minutes."
         ),
     ] = False,
     out_dir: Annotated[
