@@ -585,13 +585,10 @@ class ComparisonTable:
         tables = []
         for metric in self.metrics:
             table = Table(title=metric, caption=self.note(metric))
-            # on a narrow terminal the cells wrap ("26.71 ±" over "6.88 (n=3)") rather
-            # than squeezing the workload names to nothing or cutting the last columns
-            widest = max((len(w) for w, _ in self.rows), default=8)
-            table.add_column("workload", min_width=min(widest, 16), overflow="fold")
-            table.add_column("load factor", justify="right")
+            table.add_column("workload")
+            table.add_column("load factor", justify="right", no_wrap=True)
             for policy in self.policies:
-                table.add_column(policy, justify="right")
+                table.add_column(policy, justify="right", no_wrap=True)
             for (w, lf), cells in zip(self.rows, self._grid(metric)):
                 table.add_row(w, _format_load(lf), *cells)
             tables.append(table)
