@@ -79,7 +79,7 @@ def test_registered_and_parameters_checked() -> None:
     assert {"push", "push_random", "push_round_robin"} <= set(available_meta_schedulers())
     meta = make_meta_scheduler("push", refresh=5)
     assert isinstance(meta, CentralizedPush)
-    assert params_of(meta) == {"refresh": 5}
+    assert params_of(meta) == {"refresh": 5, "tie": "site"}
     assert meta.counters() == {} and meta.request_times() == {}
     with pytest.raises(ConfigError):
         make_meta_scheduler("push", refresh=-1.0)
@@ -87,6 +87,8 @@ def test_registered_and_parameters_checked() -> None:
         make_meta_scheduler("push", period=1.0)
     with pytest.raises(ConfigError):
         PushParams(refresh=math.inf)
+    with pytest.raises(ConfigError, match="site, free"):
+        make_meta_scheduler("push", tie="fastest")
 
 
 def test_exact_depth_ties_to_lowest_pool() -> None:
@@ -121,6 +123,34 @@ def test_ties_lowest_site_then_lowest_queue() -> None:
     _, result = run(CentralizedPush(), specs, pools([1, 1, 1]), sites=[1, 0, 0])
     assert result.pool.tolist() == [1, 1, 2, 2, 0]
     assert result.started_at.tolist() == [0, 100, 2, 102, 4]
+
+
+def test_ties_by_free_processors() -> None:
+    """tie = "free": among equal depths, the most free processors, then the lowest site.
+    The jobs of test_exact_depth_ties_to_lowest_pool:
+      t=0 j0: depths 0 0, free 1 1 -> A, starts 0, ends 100
+      t=1 j1: depths 0 0, free 0 1 -> B (the site rule said A), starts 1, ends 101
+      t=2 j2: depths 0 0, free 0 0 -> A, waits                   A = 1
+      t=3 j3: A 1, B 0 -> B, waits                                B = 1
+      t=4 j4: A 1, B 1, free 0 0 -> A                             A = 2
+      t=5 j5: A 2, B 1 -> B
+    A runs j0 0-100, j2 100-200, j4 200-300; B runs j1 1-101, j3 101-111, j5 111-211.
+    """
+    specs = jobs([0, 1, 2, 3, 4, 5], [100, 100, 100, 10, 100, 100])
+    _, result = run(make_meta_scheduler("push", tie="free"), specs, pools([1, 1]))
+    assert result.pool.tolist() == [0, 1, 0, 1, 0, 1]
+    assert result.started_at.tolist() == [0, 1, 100, 101, 200, 111]
+
+
+def test_free_processors_are_frozen_with_the_depths() -> None:
+    """Δt = 10: the copy read at t=0 (free 1 1) still says A is free at t=1, so j1 goes to A
+    and waits; read exactly (Δt = 0) it goes to B."""
+    specs = jobs([0, 1], [100, 100])
+    _, frozen = run(make_meta_scheduler("push", tie="free", refresh=10), specs, pools([1, 1]))
+    assert frozen.pool.tolist() == [0, 0]
+    assert frozen.started_at.tolist() == [0, 100]
+    _, exact = run(make_meta_scheduler("push", tie="free"), specs, pools([1, 1]))
+    assert exact.pool.tolist() == [0, 1]
 
 
 def test_received_jobs_count_in_transit_do_not_and_dispatch_takes_message_time() -> None:

@@ -106,7 +106,8 @@ def test_grid_keys_enter_the_run_id_and_come_back(tmp_path: Path) -> None:
     assert data["generator"] == {"local_jobs": 0, "meta_jobs": 40}
     assert "stream" not in data
     assert RunConfig.from_dict(json.loads(json.dumps(data))).run_id == run.run_id
-    assert run.is_grid and run.workload == "grid" and run.params == {"refresh": 0.0}
+    assert run.is_grid and run.workload == "grid"
+    assert run.params == {"refresh": 0.0, "tie": "site"}
 
 
 # --- expansion -----------------------------------------------------------------------------

@@ -13,7 +13,11 @@ target pool's ``message_time``. Jobs needing more processors than a pool has nev
   the same queue (Figure 8's plateau). The refresh is lazy: at an arrival at time t, if the
   copy is older than the last k x Δt <= t, a new one is read (the state at t, which is the
   state at k x Δt whenever nothing changed in between); no periodic event is ever made.
-  Smallest depth first; ties to the lowest site, then the lowest queue (pool index).
+  Smallest depth first; ties to the lowest site, then the lowest queue (pool index)
+  (``tie = "site"``, SPEC 5). ``tie = "free"`` breaks ties by the most free processors
+  the information system knows of (then site, queue): what a grid admin ranking on the
+  published free CPUs would do. At low load most depths are 0 and the rule decides where
+  the jobs go (docs/reproductions.md, paper 001's makespan).
 * ``push_random``: a uniformly drawn queue (seeded from the context's seed).
 * ``push_round_robin``: the queues in turn, in pool order.
 """
@@ -124,9 +128,11 @@ class _LeastDepth(_Dispatcher):
 
     name: ClassVar[str] = "push"
 
-    def __init__(self, context: GridContext, refresh: float) -> None:
+    def __init__(self, context: GridContext, refresh: float, tie: str = "site") -> None:
         super().__init__(context)
         self.refresh = refresh
+        self.by_free = tie == "free"
+        self._free_copy: list[int] = []
         self.refreshes: list[float] = []  # when a frozen copy was read (Δt > 0)
         self._copy: list[int] = []
         self._epoch = -1  # the k of the copy's period [k Δt, (k + 1) Δt)
@@ -137,6 +143,7 @@ class _LeastDepth(_Dispatcher):
         super().setup(index, platform)
         self.refreshes = []
         self._copy = []
+        self._free_copy = []
         self._epoch = -1
         self._extra = [0] * len(platform.pools)
         sites = self.context.pool_sites
@@ -151,13 +158,24 @@ class _LeastDepth(_Dispatcher):
             epoch = math.floor(now / self.refresh + _EPOCH_EPS)
             if epoch > self._epoch:  # the copy predates the last k x Δt <= now
                 self._copy = self._depths()
+                if self.by_free:
+                    self._free_copy = self._free()
                 self._epoch = epoch
                 self.refreshes.append(now)
             depth = self._copy
+            free = self._free_copy
         else:
             depth = [d + e for d, e in zip(self._depths(), self._extra)]
+            free = self._free() if self.by_free else []
         order = self._order
+        if self.by_free:
+            return min(pools, key=lambda p: (depth[p], -free[p], order[p]))
         return min(pools, key=lambda p: (depth[p], order[p]))
+
+    def _free(self) -> list[int]:
+        """Free processors per pool, as the information system reads them."""
+        assert self._platform is not None
+        return [p.free_total for p in self._platform.pools]
 
     def _dispatched(self, job: int, pool: int, delay: float) -> None:
         # with no transfer delay the job reaches its queue within this very pass: the exact
@@ -214,13 +232,18 @@ class _RoundRobin(_Dispatcher):
 
 @dataclass(frozen=True)
 class PushParams:
-    """``refresh``: Δt, the period of the information system in seconds (0: always exact)."""
+    """``refresh``: Δt, the period of the information system in seconds (0: always exact);
+    ``tie``: among equal depths, the lowest site ("site", SPEC 5) or the most free
+    processors ("free")."""
 
     refresh: float = 0.0
+    tie: str = "site"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.refresh, int | float) and 0 <= self.refresh < math.inf):
             raise ConfigError("push parameter refresh", self.refresh, "seconds >= 0 (0: exact)")
+        if self.tie not in ("site", "free"):
+            raise ConfigError("push parameter tie", self.tie, "site, free")
 
 
 @dataclass(frozen=True)
@@ -255,7 +278,7 @@ class CentralizedPush(_PushBase):
         self.params = params or PushParams()
 
     def actors(self, context: GridContext) -> list[Actor]:
-        actor = _LeastDepth(context, float(self.params.refresh))
+        actor = _LeastDepth(context, float(self.params.refresh), self.params.tie)
         self.actor = actor
         return [actor]
 
