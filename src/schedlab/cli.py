@@ -50,6 +50,8 @@ _SUMMARY_LABELS = {
     "mean_wait_time": ("mean wait (s)", "{:,.1f}"),
     "max_wait_time": ("max wait (s)", "{:,.0f}"),
     "mean_response_time": ("mean response (s)", "{:,.1f}"),
+    "mean_local_wait_time": ("mean local wait (s)", "{:,.1f}"),
+    "mean_execution_time": ("mean execution (s)", "{:,.1f}"),
     "mean_slowdown": ("mean slowdown", "{:,.2f}"),
     "mean_bounded_slowdown": ("mean bounded slowdown", "{:,.2f}"),
     "unfairness": ("unfairness", "{:,.1f}"),
@@ -313,10 +315,23 @@ _CLASS_COLUMNS = (
 )
 
 
-def _print_frame(frame: Any, title: str, limit: int = 40) -> None:
+_GRID_GROUP_COLUMNS = (
+    "jobs",
+    "makespan",
+    "mean_wait_time",
+    "mean_local_wait_time",
+    "mean_execution_time",
+    "mean_response_time",
+    "killed",
+)
+
+
+def _print_frame(
+    frame: Any, title: str, limit: int = 40, wanted: tuple[str, ...] = _CLASS_COLUMNS
+) -> None:
     """Per-class metrics as a table of the columns that fit a terminal."""
     key = frame.columns[0]
-    columns = [c for c in _CLASS_COLUMNS if c in frame.columns]
+    columns = [c for c in wanted if c in frame.columns]
     table = Table(title=title)
     table.add_column(str(key))
     for col in columns:
@@ -857,6 +872,16 @@ _GRID_LABELS = {
     "global_makespan": "meta-jobs: makespan (s)",
     "local_mean_response_time": "local jobs: mean response (s)",
     "local_mean_wait_time": "local jobs: mean wait (s)",
+    "global_jobs": "meta-jobs",
+    "local_jobs": "local jobs",
+    "local_makespan": "local jobs: makespan (s)",
+    "local_mean_local_wait_time": "local jobs: mean local wait (s)",
+    "local_mean_execution_time": "local jobs: mean execution (s)",
+    "matcher_requests": "matcher requests",
+    "matcher_requests_agent": "  agents' requests or probes",
+    "matcher_requests_first_pull": "  pilots' first pulls",
+    "matcher_requests_refill": "  pilots' refills",
+    "wasted_pilots": "wasted pilots",
 }
 
 
@@ -920,7 +945,20 @@ def grid_run(
     jobs_out: Annotated[
         Path | None, typer.Option(help="Write the per-job table (.csv or .parquet).")
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing --jobs-out.")] = False,
+    timeseries_out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write jobs queued/running/done over time (200 points; per --by group if "
+            "given, else with the matcher's requests per bin) (.csv or .parquet)."
+        ),
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(help="Also show the metrics per site, org or stream."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing --jobs-out/--timeseries-out.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Simulate a grid: a meta-scheduler over the platform's clusters (paper 001)."""
@@ -932,9 +970,17 @@ def grid_run(
     if refresh is not None:
         params["refresh"] = refresh
     instance = make_meta_scheduler(meta, **params)
-    if jobs_out is not None:
-        check_table_path(jobs_out, option="--jobs-out")
-        check_output(jobs_out, option="--jobs-out", force=force, inputs=[workload, platform_file])
+    from schedlab.grid.run import GROUP_KEYS
+
+    if by is not None and by not in GROUP_KEYS:
+        raise ConfigError("--by", by, ", ".join(GROUP_KEYS))
+    inputs = [workload, platform_file]
+    for path, option in ((jobs_out, "--jobs-out"), (timeseries_out, "--timeseries-out")):
+        if path is not None:
+            check_table_path(path, option=option)
+            check_output(path, option=option, force=force, inputs=inputs)
+    if jobs_out is not None and jobs_out == timeseries_out:
+        raise ConfigError("--timeseries-out", str(timeseries_out), "a file other than --jobs-out")
     if platform_file is not None:
         from schedlab.platform.description import load_platform
 
@@ -950,18 +996,29 @@ def grid_run(
     result = run_grid(platform, wl, instance, seed=seed, check=check)
     if jobs_out is not None:
         result.write_jobs(jobs_out)
+    if timeseries_out is not None:
+        from schedlab.simulation import write_table
+
+        write_table(result.series(by), timeseries_out)
     summary = result.summary()
+    groups = result.by(by) if by is not None else None
     if as_json:
-        print(json.dumps({"meta": meta, "params": result.meta_params, **summary}))
+        extra = {} if groups is None else {f"by_{by}": groups.to_dict(orient="records")}
+        print(json.dumps({"meta": meta, "params": result.meta_params, **summary, **extra}))
         return
     table = Table(title=f"{meta} on {platform.source}: {wl.source}", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in summary.items():
         label = _GRID_LABELS.get(key, _SUMMARY_LABELS.get(key, (key,))[0])
-        text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+        if key in _SUMMARY_LABELS and key != "makespan":
+            text = _fmt(key, value)
+        else:
+            text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
         table.add_row(label if isinstance(label, str) else key, text)
     out.print(table)
+    if groups is not None:
+        _print_frame(groups, f"per {by}", wanted=_GRID_GROUP_COLUMNS)
 
 
 @grid_app.command("meta")

@@ -203,13 +203,24 @@ def _kill_all(proc: subprocess.Popen[bytes], procs: dict[int, int]) -> None:
 
 
 def _start_sweep(sweep: Path, out: Path, log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "wb") as stderr:
-        return subprocess.Popen(
-            [*SCHEDLAB, "sweep", str(sweep), "--out", str(out), "--workers", "2"],
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
-        )
+    """The sweep as a terminal would start it. A shell without job control starts its
+    background commands with SIGINT ignored (and schedlab, rightly, keeps it ignored), so
+    when the tests run in the background the child gets SIGINT's default back: a Python
+    handler here becomes the default across exec."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with open(log, "wb") as stderr:
+            return subprocess.Popen(
+                [*SCHEDLAB, "sweep", str(sweep), "--out", str(out), "--workers", "2"],
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
+    finally:
+        if previous == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _wait_for_runs(proc: subprocess.Popen[bytes], out: Path, count: int) -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from schedlab.engine.checker import KernelChecker
 from schedlab.engine.kernel import Kernel, KernelRun
+from schedlab.errors import ConfigError
 from schedlab.grid.registry import MetaScheduler, make_meta_scheduler, params_of
 from schedlab.schedulers.registry import make_policy
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["GridResult", "run_grid", "state_counts"]
 
 DEFAULT_BINS = 200  # points of the state-count and request series
+GROUP_KEYS = ("site", "org", "stream")  # what per-group metrics and series can be split by
 
 
 def state_counts(
@@ -155,6 +157,32 @@ class GridResult:
         out["wall_time"] = self.wall_time
         return out
 
+    def by(self, key: str) -> pd.DataFrame:
+        """Paper 001's metrics per ``key`` ("site", "org" or "stream"): one row per value,
+        with the jobs, makespan, mean wait (global), local wait, execution and response
+        times, and killed jobs. A job counts at the site that ran it."""
+        import pandas as pd
+
+        if key not in GROUP_KEYS:
+            raise ConfigError("--by", key, ", ".join(GROUP_KEYS))
+        c = self.columns
+        rows = []
+        for value in sorted(set(c[key].tolist()), key=str):
+            mask = c[key] == value
+            rows.append(
+                {
+                    key: value,
+                    "jobs": int(mask.sum()),
+                    "makespan": float(c["finished_at"][mask].max() - c["submitted_at"][mask].min()),
+                    "mean_wait_time": float(c["wait_time"][mask].mean()),
+                    "mean_local_wait_time": float(c["local_wait_time"][mask].mean()),
+                    "mean_execution_time": float(c["run_time"][mask].mean()),
+                    "mean_response_time": float(c["response_time"][mask].mean()),
+                    "killed": int(np.count_nonzero(c["killed"][mask])),
+                }
+            )
+        return pd.DataFrame(rows)
+
     def _grid(self) -> np.ndarray:
         c = self.columns
         start = float(np.min(c["submitted_at"])) if len(c["job_id"]) else 0.0
@@ -166,6 +194,8 @@ class GridResult:
         ``by`` ("site", "org" or "stream"): long form with a ``by`` column."""
         import pandas as pd
 
+        if by is not None and by not in GROUP_KEYS:
+            raise ConfigError("--by", by, ", ".join(GROUP_KEYS))
         c = self.columns
         times = self._grid()
         frames = []
@@ -192,6 +222,18 @@ class GridResult:
             hist, _ = np.histogram(np.asarray(values, dtype=np.float64), bins=edges)
             data[kind] = hist
         return pd.DataFrame(data)
+
+    def series(self, by: str | None = None) -> pd.DataFrame:
+        """What ``--timeseries-out`` writes: `timeseries` and, for all jobs together, the
+        matcher's requests per bin by kind (``matcher_requests_KIND``) and in all."""
+        frame = self.timeseries(by)
+        if by is not None:
+            return frame
+        requests = self.matcher_requests().drop(columns="time")
+        frame["matcher_requests"] = requests.sum(axis=1).to_numpy() if len(requests.columns) else 0
+        for kind in requests.columns:
+            frame[f"matcher_requests_{kind}"] = requests[kind].to_numpy()
+        return frame
 
     def write_jobs(self, path: str | Path) -> None:
         from schedlab.simulation import write_table
