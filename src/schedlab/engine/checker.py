@@ -178,7 +178,9 @@ class KernelChecker:
     def requeued(self, j: int, k: Any) -> None:
         self.work[j] = 0.0
 
-    def segment(self, j: int, start: float, end: float, k: Any) -> None:
+    def segment(self, j: int, start: float, end: float, k: Any, overhead: float = 0.0) -> None:
+        """A run segment [start, end) whose first ``overhead`` s restarted from a
+        checkpoint (no work)."""
         if end < start:
             raise InvariantError(f"job {j}: a run segment from {start} to {end}")
         self.segments.setdefault(j, []).append((start, end))
@@ -198,7 +200,11 @@ class KernelChecker:
                 f"job {j} ran at {k._factor[j]} s per work unit on {q} processors of power "
                 f"{k.node_power[j]}; its model gives {expected}"
             )
-        self.work[j] = self.work.get(j, 0.0) + (end - start) / expected
+        if not 0.0 <= overhead <= end - start:
+            raise InvariantError(
+                f"job {j}: {overhead} s of restart overhead in a segment of {end - start} s"
+            )
+        self.work[j] = self.work.get(j, 0.0) + (end - start - overhead) / expected
 
     def after_instant(self, now: float, k: Any) -> None:
         for pool in k.pools:

@@ -24,11 +24,13 @@ class Suspend(NamedTuple):
 
     ``keep_progress`` True is suspend/resume (or a checkpoint): the work done is kept and the
     job later resumes with its remaining run time. False is requeue: the job starts again
-    from scratch when restarted.
+    from scratch when restarted. ``overhead``: seconds the restart costs before any work is
+    done (reading a checkpoint; recorded as ``overhead_time``); ignored with a requeue.
     """
 
     job: int
     keep_progress: bool = True
+    overhead: float = 0.0
 
 
 class Kill(NamedTuple):
@@ -48,10 +50,12 @@ class Evict(NamedTuple):
 
     The work done is kept (in work units, so it resumes right on other nodes): a checkpoint
     of a global job that may restart anywhere (paper 003). Only jobs an actor dispatched can
-    be evicted; the policy forgets the job itself (no ``on_finish``).
+    be evicted; the policy forgets the job itself (no ``on_finish``). ``overhead``: seconds
+    its restart costs before any work is done (reading the checkpoint), wherever it restarts.
     """
 
     job: int
+    overhead: float = 0.0
 
 
 # -- decisions of actors (meta-schedulers, dispatchers, agents, pilots; DESIGN 3b) ----------

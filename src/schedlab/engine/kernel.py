@@ -155,6 +155,7 @@ class KernelRun:
     suspended_time: np.ndarray  # s between first start and end not running
     executed_work: np.ndarray  # work units done by the attempt that counted
     wasted_time: np.ndarray  # s run by attempts lost to requeues
+    overhead_time: np.ndarray  # s spent restarting from checkpoints (no work done)
     alloc_procs: np.ndarray  # processors of the last run segment
     pool: np.ndarray  # last pool (-1: never reached one)
     node_power: np.ndarray  # slowest node power of the last run segment
@@ -205,6 +206,9 @@ _NEW_JOB_DEFAULTS: tuple[tuple[str, Any], ...] = (
     ("_suspended_since", _NAN),
     ("suspended_time", 0.0),
     ("wasted_time", 0.0),
+    ("overhead_time", 0.0),
+    ("_overhead", 0.0),
+    ("_seg_over", 0.0),
     ("_owner", -1),
     ("_holder", -1),
     ("_host", -1),
@@ -416,6 +420,9 @@ class Kernel:
         self._suspended_since = [nan] * n
         self.suspended_time = [0.0] * n
         self.wasted_time = [0.0] * n
+        self.overhead_time = [0.0] * n
+        self._overhead = [0.0] * n  # s to pay at the next (re)start: reading a checkpoint
+        self._seg_over = [0.0] * n  # s of the current segment that restart (no work)
         self._owner = [-1] * n
         self._holder = [-1] * n  # actor a released job was handed to
         self._host = [-1] * n
@@ -615,6 +622,7 @@ class Kernel:
             suspended_time=np.array(self.suspended_time),
             executed_work=np.array(self._done_work),
             wasted_time=np.array(self.wasted_time),
+            overhead_time=np.array(self.overhead_time),
             alloc_procs=np.array(self.alloc_procs, dtype=np.int64),
             pool=np.array(self.where, dtype=np.int64),
             node_power=np.array(self.node_power),
@@ -751,6 +759,12 @@ class Kernel:
             budget = (self._req_work[j] - done) * factor
             if budget < stop:
                 stop = budget
+        over = self._overhead[j]
+        if over:  # restarting from a checkpoint: the first seconds do no work
+            self._overhead[j] = 0.0
+            self._seg_over[j] = over
+            stop += over
+            remaining += over
         if self._host[j] < 0:
             cap = self.pools[self.where[j]].t_max - self._pool_time[j]
             if cap < stop:
@@ -761,13 +775,21 @@ class Kernel:
     def _stop_segment(self, j: int, now: float) -> float:
         """Close job j's running segment: count its work and time; returns the seconds."""
         ran = now - self._seg_start[j]
+        over = self._seg_over[j]
+        used = 0.0
+        if over:
+            used = ran if ran < over else over
+            self.overhead_time[j] += used
+            self._seg_over[j] = 0.0
+            if used < over:  # stopped while restarting: the rest is still to pay
+                self._overhead[j] += over - used
         if not self._open_ended[j]:
-            self._done_work[j] += ran / self._factor[j]
+            self._done_work[j] += (ran - used) / self._factor[j]
         self._attempt_time[j] += ran
         self._pool_time[j] += ran
         self.running -= 1
         if self.tracer is not None:
-            self.tracer.segment(j, self._seg_start[j], now, self)
+            self.tracer.segment(j, self._seg_start[j], now, self, used)
         return ran
 
     def _free_nodes(self, j: int, pool: _Pool) -> None:
@@ -897,10 +919,19 @@ class Kernel:
                 pool.running -= 1
                 self.preemptions[j] += 1
                 self._suspended_since[j] = now
+                overhead = d.overhead
+                if not (0.0 <= overhead < _INF):
+                    raise PolicyError(
+                        f"policy {name!r}: {what}(job {local}) at t={now}: overhead "
+                        f"{overhead!r}; allowed: seconds >= 0"
+                    )
+                if overhead:
+                    self._overhead[j] = overhead  # the checkpoint is read once per restart
                 if kind is Suspend and not d.keep_progress:
                     self.wasted_time[j] += self._attempt_time[j]
                     self._attempt_time[j] = 0.0
                     self._done_work[j] = 0.0
+                    self._overhead[j] = 0.0  # restarts from scratch: no checkpoint
                     pool.view.executed_time[local] = 0.0  # type: ignore[index]
                     if self.tracer is not None:
                         self.tracer.requeued(j, self)
