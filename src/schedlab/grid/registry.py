@@ -61,6 +61,7 @@ def _load() -> None:
     _entry_points_loaded = True
     import schedlab.grid.dirac  # noqa: F401  (the built-in ones register on import)
     import schedlab.grid.push  # noqa: F401
+    import schedlab.tdcs.dispatch  # noqa: F401
 
     for ep in entry_points(group="schedlab.meta_schedulers"):
         cls = ep.load()
