@@ -219,6 +219,7 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
 BUILTIN_PREFIX = "builtin:"
 BUILTIN_PLATFORMS: dict[str, tuple[str, str]] = {
     "dirac": ("schedlab.experiments.reproduce.dirac", "PLATFORM_TOML"),
+    "tdcs": ("schedlab.experiments.reproduce.tdcs", "PLATFORM_TOML"),
 }
 _PLATFORM_ALLOWED = (
     "an existing platform .toml file (relative paths: from the sweep file's folder) or "

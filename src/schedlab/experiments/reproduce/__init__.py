@@ -14,6 +14,7 @@ REPRODUCTIONS: dict[str, str] = {
     "pps": "paper 002: PPS vs EASY backfilling (Tables 1-2)",
     "hlw": "paper 004: the FS family vs its references on HLW (Figure 1)",
     "dirac": "paper 001: centralized push vs DIRAC pull and pilots (Figures 7-9)",
+    "tdcs": "paper 003: absolute priorities across clusters (pre-registered scenario)",
 }
 # reproductions that replay real traces (the others generate their workloads)
 NEEDS_TRACES = frozenset({"dbf", "pps"})
@@ -39,4 +40,8 @@ def reproduction(name: str) -> Callable[..., Any]:
         from schedlab.experiments.reproduce.dirac import reproduce_dirac
 
         return reproduce_dirac
+    if name == "tdcs":
+        from schedlab.experiments.reproduce.tdcs import reproduce_tdcs
+
+        return reproduce_tdcs
     raise ConfigError("paper", name, sorted(REPRODUCTIONS))

@@ -1,0 +1,368 @@
+"""`schedlab reproduce tdcs`: paper 003's dispatcher against baselines (SPEC 6).
+
+Paper 003 publishes no numbers; the scenario, hypotheses and protocol are pre-registered in
+docs/reproductions.md ("Absolute priorities across clusters"): the platform ``builtin:tdcs``
+(the text of ``examples/platform-tdcs.toml``), `tdcs.workload.generate_tdcs` at load 0.85
+over ``HOURS`` of arrivals, every cluster under pps(priority="attribute", checkpoint, 60 s
+overhead). Configurations: ``tdcs``, ``tdcs_no_preemption`` (the same dispatcher over
+non-preemptive priority managers), ``round_robin``, ``least_loaded``, ``random``; and
+``tdcs`` at the horizons ``HORIZONS`` (None: unlimited). Seeds 1..10 (``--quick``: 1..3
+over 48 h).
+
+Runs are independent simulations of a second or so; they run on a local process pool and
+each one's summary is cached as JSON in ``OUT/runs/`` (the file is written atomically when
+the run ends), so a rerun, or an interrupted one, computes only what is missing. ``--dask``
+is not used by this reproduction (the runs are too short to pay for a cluster).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.experiments.analysis import over_seeds
+from schedlab.experiments.reproduce.common import Reproduction, fmt
+from schedlab.outputs import write_atomic
+
+# The text of examples/platform-tdcs.toml (a test keeps the two equal), built into the
+# package so that the reproduction runs from an installed schedlab.
+PLATFORM_TOML = """\
+# Paper 003's pre-registered scenario (docs/reproductions.md, "Absolute priorities across
+# clusters"): 4 clusters of different sizes and speeds, each reached through an access link
+# of its own bandwidth, 10 ms between any two clusters (the WAN's latency), control
+# messages of 30 kB. The local manager of every cluster is PPS reading the `priority`
+# attribute; `schedlab tdcs run` sets its preemption mode (default: checkpoint).
+#
+#   schedlab tdcs run examples/platform-tdcs.toml --dispatcher tdcs
+
+description = "Paper 003 scenario: 4 clusters (128 x 1.0, 64 x 1.5, 64 x 0.8, 32 x 2.0)"
+seed = 1
+control_message_kb = 30
+
+[wan]
+latency_s = 0.01
+
+[[sites]]
+name = "A"
+groups = [[1.0, 128]]
+[sites.lan]
+bandwidth_mbit = 10000
+[[sites.queues]]
+name = "default"
+policy = "pps"
+params = {priority = "attribute", preemption = "checkpoint"}
+
+[[sites]]
+name = "B"
+groups = [[1.5, 64]]
+[sites.lan]
+bandwidth_mbit = 1000
+[[sites.queues]]
+name = "default"
+policy = "pps"
+params = {priority = "attribute", preemption = "checkpoint"}
+
+[[sites]]
+name = "C"
+groups = [[0.8, 64]]
+[sites.lan]
+bandwidth_mbit = 1000
+[[sites.queues]]
+name = "default"
+policy = "pps"
+params = {priority = "attribute", preemption = "checkpoint"}
+
+[[sites]]
+name = "D"
+groups = [[2.0, 32]]
+[sites.lan]
+bandwidth_mbit = 100
+[[sites.queues]]
+name = "default"
+policy = "pps"
+params = {priority = "attribute", preemption = "checkpoint"}
+"""
+PLATFORM = "builtin:tdcs"
+
+CONFIGURATIONS = ("tdcs", "tdcs_no_preemption", "round_robin", "least_loaded", "random")
+BASELINES = ("round_robin", "least_loaded", "random")
+HORIZONS: tuple[int | None, ...] = (1, 2, 4, 8, 16, None)
+HOURS, QUICK_HOURS = 120.0, 48.0
+SEEDS, QUICK_SEEDS = 10, 3
+LOAD = 0.85
+CHECKPOINT_OVERHEAD = 60.0
+ROW_KEYS = (
+    "high_priority_mean_processing_time",
+    "global_queue_time",
+    "transfer_time",
+    "local_queue_time",
+    "run_time",
+    "low_priority_throughput",
+    "lost_work",
+)
+EXTRA_KEYS = (
+    "global_high_priority_mean_processing_time",
+    "low_priority_mean_wait_time",
+    "background_throughput",
+    "background_mean_wait_time",
+    "preemptions",
+    "evictions",
+    "early_end_share",
+    "jobs",
+    "wall_time",
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation: a configuration, its horizon (tdcs only; None: unlimited), a seed."""
+
+    configuration: str
+    horizon: int | None
+    seed: int
+    hours: float
+
+    @property
+    def key(self) -> str:
+        h = "inf" if self.horizon is None else str(self.horizon)
+        return f"{self.configuration}-h{h}-s{self.seed}-{self.hours:g}h"
+
+
+def platform() -> Any:
+    """The built-in platform (`PLATFORM_TOML`)."""
+    from schedlab.experiments.sweep import load_platform_source
+
+    return load_platform_source(PLATFORM)
+
+
+def runs_of(quick: bool) -> list[Run]:
+    hours = QUICK_HOURS if quick else HOURS
+    seeds = range(1, (QUICK_SEEDS if quick else SEEDS) + 1)
+    runs = [Run(c, None, s, hours) for c in CONFIGURATIONS for s in seeds]
+    runs += [Run("tdcs", h, s, hours) for h in HORIZONS if h is not None for s in seeds]
+    return runs
+
+
+def simulate(run: Run) -> dict[str, Any]:
+    """One run's summary (the pre-registered metrics)."""
+    from schedlab.tdcs.run import run_tdcs
+    from schedlab.tdcs.workload import generate_tdcs
+
+    plat = platform()
+    workload = generate_tdcs(plat, hours=run.hours, load=LOAD, seed=run.seed)
+    params: dict[str, Any] = (
+        {"horizon": run.horizon} if run.configuration.startswith("tdcs") else {}
+    )
+    result = run_tdcs(
+        plat,
+        workload,
+        run.configuration,
+        preemption="checkpoint",
+        checkpoint_overhead=CHECKPOINT_OVERHEAD,
+        seed=run.seed,
+        **params,
+    )
+    summary = result.summary()
+    return {k: summary[k] for k in ROW_KEYS + EXTRA_KEYS}
+
+
+def _cached(out: Path, runs: list[Run], workers: int | None) -> dict[Run, dict[str, Any]]:
+    folder = out / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    done: dict[Run, dict[str, Any]] = {}
+    todo = []
+    for run in runs:
+        path = folder / f"{run.key}.json"
+        if path.is_file():
+            done[run] = json.loads(path.read_text())
+        else:
+            todo.append(run)
+    if todo:
+        n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+        with ProcessPoolExecutor(n) as pool:
+            for run, summary in zip(todo, pool.map(simulate, todo)):
+                write_atomic(folder / f"{run.key}.json", json.dumps(summary).encode())
+                done[run] = summary
+    return done
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class TdcsReproduction(Reproduction):
+    """The JSON of issue 12: ``{"rows": [...], "horizon": [[H, high, low wait], ...]}``."""
+
+    horizon: list[list[Any]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        rows = [{k: _plain(v) for k, v in r.items()} for r in self.rows]
+        curve = [[h, _plain(a), _plain(b)] for h, a, b in (self.horizon or [])]
+        return {"rows": rows, "horizon": curve}
+
+
+def _cell(values: list[float], digits: int = 3) -> str:
+    est = over_seeds(values)
+    if math.isnan(est.half_width):
+        return fmt(est.mean, digits)
+    return f"{fmt(est.mean, digits)} ± {fmt(est.half_width, 2)}"
+
+
+def reproduce_tdcs(
+    traces: Path | None,
+    out: Path,
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    on_change: Callable[..., None] | None = None,
+    dask: str | None = None,
+) -> Reproduction:
+    """Run (or resume) the pre-registered evaluation into ``out``; tables, JSON, figures."""
+    runs = runs_of(quick)
+    results = _cached(out, runs, workers)
+    seeds = sorted({r.seed for r in runs})
+    by: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
+    for run in runs:
+        by.setdefault((run.configuration, run.horizon), []).append(results[run])
+    rows = [
+        {
+            "dispatcher": run.configuration,
+            "seed": run.seed,
+            **{k: results[run][k] for k in ROW_KEYS},
+        }
+        for run in runs
+        if run.horizon is None
+    ]
+    curve = []
+    for h in HORIZONS:
+        data = by[("tdcs", h)]
+        curve.append(
+            [
+                h,
+                float(np.mean([d["high_priority_mean_processing_time"] for d in data])),
+                float(np.mean([d["low_priority_mean_wait_time"] for d in data])),
+            ]
+        )
+    tables = _tables(by)
+    notes = [
+        f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {runs[0].hours:g} h of arrivals at load "
+        f"{LOAD}; platform builtin:tdcs (examples/platform-tdcs.toml); every cluster under "
+        f"pps(priority=attribute, checkpoint, {CHECKPOINT_OVERHEAD:g} s overhead).",
+        "Cells: mean over the seeds ± the 95 % half-width; times in s, throughput in jobs/h, "
+        "lost work in processor-seconds.",
+        "Pre-registered scenario and hypotheses: docs/reproductions.md, 'Absolute priorities "
+        "across clusters (paper 003)'.",
+    ]
+    result = TdcsReproduction(
+        paper="003 (absolute priorities across clusters)",
+        rows=rows,
+        tables=tables,
+        notes=notes,
+        horizon=curve,
+    )
+    result.write(out)
+    from schedlab.report.reproduce import tdcs_components_figure, tdcs_horizon_figure
+
+    means = {
+        c: {k: float(np.mean([d[k] for d in by[(c, None)]])) for k in ROW_KEYS}
+        for c in CONFIGURATIONS
+    }
+    result.files.append(tdcs_components_figure(means, out / "tdcs_components.svg"))
+    result.files.append(tdcs_horizon_figure(curve, out / "tdcs_horizon.svg"))
+    return result
+
+
+def _tables(by: dict[tuple[str, int | None], list[dict[str, Any]]]) -> list[Any]:
+    def col(c: str, k: str, h: int | None = None) -> list[float]:
+        return [float(d[k]) for d in by[(c, h)]]
+
+    main = []
+    for c in CONFIGURATIONS:
+        main.append(
+            [c]
+            + [_cell(col(c, k)) for k in ROW_KEYS[:5]]
+            + [_cell(col(c, "global_high_priority_mean_processing_time"))]
+        )
+    others = []
+    for c in CONFIGURATIONS:
+        others.append(
+            [c]
+            + [
+                _cell(col(c, k))
+                for k in (
+                    "low_priority_throughput",
+                    "low_priority_mean_wait_time",
+                    "background_throughput",
+                    "background_mean_wait_time",
+                    "lost_work",
+                    "preemptions",
+                    "evictions",
+                )
+            ]
+        )
+    paired = []
+    base = np.asarray(col("tdcs", "high_priority_mean_processing_time"))
+    for c in CONFIGURATIONS[1:]:
+        other = np.asarray(col(c, "high_priority_mean_processing_time"))
+        diff = other - base
+        est = over_seeds(diff)
+        paired.append(
+            [
+                c,
+                _cell(list(diff)),
+                _cell(list(100.0 * diff / other)),
+                "yes" if est.low > 0 else ("no (worse)" if est.high < 0 else "not shown"),
+            ]
+        )
+    horizon = []
+    for h in HORIZONS:
+        horizon.append(
+            ["unlimited" if h is None else str(h)]
+            + [
+                _cell(col("tdcs", k, h))
+                for k in (
+                    "high_priority_mean_processing_time",
+                    "global_queue_time",
+                    "local_queue_time",
+                    "low_priority_mean_wait_time",
+                    "background_mean_wait_time",
+                )
+            ]
+        )
+    return [
+        (
+            "High-priority jobs: mean processing time and its components (s)",
+            ["configuration", "processing", "global queue", "transfer", "local queue", "run",
+             "processing, global high only"],
+            main,
+        ),
+        (
+            "Low-priority and background jobs, lost work, preemptions",
+            ["configuration", "low throughput (jobs/h)", "low wait (s)",
+             "background throughput (jobs/h)", "background wait (s)",
+             "lost work (proc-s)", "preemptions", "evictions"],
+            others,
+        ),
+        (
+            "Paired per seed: other - tdcs, high-priority mean processing time",
+            ["configuration", "difference (s)", "difference (% of other)", "tdcs lower"],
+            paired,
+        ),
+        (
+            "tdcs against the horizon H",
+            ["H", "high processing (s)", "high global queue (s)", "high local queue (s)",
+             "low wait (s)", "background wait (s)"],
+            horizon,
+        ),
+    ]  # fmt: skip
