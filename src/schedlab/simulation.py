@@ -94,6 +94,11 @@ class SimulationResult:
             columns["preemptions"] = raw.preemptions
             columns["suspended_time"] = raw.suspended_time
             columns["wasted_time"] = raw.wasted_time
+            # processor-seconds run by attempts a requeue threw away
+            columns["lost_work"] = raw.wasted_time * procs
+            overhead = getattr(raw, "overhead_time", None)
+            if overhead is not None and overhead.any():
+                columns["overhead_time"] = overhead  # restarts from checkpoints
         columns.update(self.extra_columns)
         return columns
 

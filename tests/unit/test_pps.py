@@ -52,20 +52,25 @@ def test_pps_is_registered_with_suspend_by_default() -> None:
 
 def test_bad_preemption_value_names_option_and_allowed_values() -> None:
     """PpsParams rejects an unknown mode with a ConfigError naming option and choices."""
+    allowed = "suspend, requeue, cancel, checkpoint, none"
     with pytest.raises(ConfigError) as info:
-        PpsParams(preemption="checkpoint")
+        PpsParams(preemption="migrate")
     err = info.value
     assert "preemption" in err.option
-    assert err.value == "checkpoint"
-    assert err.allowed == "suspend, requeue"
-    assert str(err) == "invalid value 'checkpoint' for pps preemption; allowed: suspend, requeue"
+    assert err.value == "migrate"
+    assert err.allowed == allowed
+    assert str(err) == f"invalid value 'migrate' for pps preemption; allowed: {allowed}"
+    with pytest.raises(ConfigError, match="pps priority.*submit, attribute"):
+        PpsParams(priority="deadline")
+    with pytest.raises(ConfigError, match="checkpoint_overhead"):
+        PpsParams(checkpoint_overhead=-1.0)
 
 
 def test_bad_preemption_through_simulate_and_unknown_parameter() -> None:
     """The same errors reach users of ``simulate``; an unknown key lists ``preemption``."""
     with pytest.raises(ConfigError, match="pps preemption.*suspend, requeue"):
         run([(0, 1, 1, 1)], 1, preemption="Suspend")
-    with pytest.raises(ConfigError, match="'backfill_order'.*allowed: preemption"):
+    with pytest.raises(ConfigError, match="'backfill_order'.*allowed: .*preemption"):
         run([(0, 1, 1, 1)], 1, backfill_order="sjf")
 
 

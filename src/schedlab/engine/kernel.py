@@ -241,6 +241,7 @@ class _Pool:
         "single",
         "rng",
         "policy",
+        "on_end",
         "view",
         "gids",
         "queued",
@@ -272,6 +273,9 @@ class _Pool:
         self.single = len(self.powers) == 1
         self.rng = np.random.default_rng(spec.seed) if spec.placement == "random" else None
         self.policy = policy
+        # optional: told at a job's end even while mu_env holds its nodes (a preemptive
+        # policy must not pick an ended job as a victim before on_finish)
+        self.on_end = getattr(policy, "on_end", None)
         self.gids: list[int] = []  # local job number -> global id
         self.queued = 0
         self.received = 0
@@ -821,6 +825,8 @@ class Kernel:
             if self._host_used[j]:
                 self._kill_payloads(j, now)
             if pool.mu_env > 0:
+                if pool.on_end is not None:
+                    pool.on_end(self._local[j])
                 pool.held += self.alloc_procs[j]
                 delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
                 self._push(now + delay, 0, j, _NODES)

@@ -26,6 +26,17 @@ paper leave open:
   of higher priority (free + preemptible(j) = P - processors of running jobs before j), so
   what a pass decides follows from the states before and after it, whatever victims the
   loop picked on the way.
+* ``priority="attribute"`` (paper 003, SPEC 6: absolute priorities) reads each job's
+  ``priority`` attribute (larger = more important; ties by submission order) and uses SPEC
+  6's victim rule (`schedulers.victims`): strictly lower priorities only, lowest first, then
+  most recently started, unneeded victims dropped. The modes ``"cancel"`` (victims are
+  killed), ``"checkpoint"`` (work kept plus ``checkpoint_overhead`` s at the restart; a
+  checkpointable job dispatched by an actor, attribute ``global`` = 1, is evicted back to
+  it and may restart anywhere, a local one is suspended in place; a job whose
+  ``checkpointable`` attribute is 0 is requeued) and ``"none"`` (a non-preemptive priority
+  manager: the scan starts what fits, by priority) run on that general pass too, with
+  either priority. It costs O(waiting x running) per pass: fine for a grid's clusters,
+  while paper 002's traces keep the fast path below.
 * kill_on_overrun is the engine's: a job is killed once its executed time reaches its
   requested time (work done before a suspension counts; a requeue restarts the budget).
   A job killed that way ends like a completion, and the pass that follows may resume others.
@@ -56,29 +67,47 @@ from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import ClassVar
 
-from schedlab.engine.decisions import Decision, Start, Suspend
+from schedlab.engine.decisions import Decision, Evict, Kill, Start, Suspend
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
 from schedlab.schedulers.registry import register_policy
+from schedlab.schedulers.victims import choose_victims
 
-PREEMPTION_MODES = ("suspend", "requeue")
+PREEMPTION_MODES = ("suspend", "requeue", "cancel", "checkpoint", "none")
+PRIORITY_RULES = ("submit", "attribute")
 _NO_EVENT = sys.maxsize  # above every job index, however many jobs arrive
 _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
 
 
 @dataclass(frozen=True)
 class PpsParams:
-    """``preemption``: what suspending a running job does to its work.
+    """``preemption``: what preempting a running job does to it.
 
     "suspend" (paper 002, SPEC 4): suspend/resume, the work done is kept. "requeue": the job
-    is stopped and later restarted from scratch (no checkpoint).
+    is stopped and later restarted from scratch (no checkpoint). "cancel": it is killed.
+    "checkpoint": its work is kept and its restart costs ``checkpoint_overhead`` s (global
+    jobs go back to their dispatcher). "none": nothing is preempted.
+    ``priority``: "submit" (submission order, paper 002) or "attribute" (the jobs'
+    ``priority`` attribute, larger first; paper 003).
     """
 
     preemption: str = "suspend"
+    priority: str = "submit"
+    checkpoint_overhead: float = 0.0
 
     def __post_init__(self) -> None:
         if self.preemption not in PREEMPTION_MODES:
             raise ConfigError("pps preemption", self.preemption, PREEMPTION_MODES)
+        if self.priority not in PRIORITY_RULES:
+            raise ConfigError("pps priority", self.priority, PRIORITY_RULES)
+        c = self.checkpoint_overhead
+        if not (isinstance(c, int | float) and 0 <= c < float("inf")):
+            raise ConfigError("pps checkpoint_overhead", c, "seconds >= 0")
+
+    @property
+    def general(self) -> bool:
+        """Whether the general pass (paper 003's rules) runs instead of paper 002's."""
+        return self.priority != "submit" or self.preemption not in ("suspend", "requeue")
 
 
 @register_policy
@@ -87,6 +116,12 @@ class PriorityPreemptive:
 
     name: ClassVar[str] = "pps"
     Params: ClassVar[type] = PpsParams
+
+    def __new__(cls, params: PpsParams | None = None) -> PriorityPreemptive:
+        # one policy, two passes: the general one when paper 003's rules are asked for
+        if cls is PriorityPreemptive and params is not None and params.general:
+            return super().__new__(AbsolutePriority)
+        return super().__new__(cls)
 
     def __init__(self, params: PpsParams | None = None) -> None:
         self.params = params or PpsParams()
@@ -206,3 +241,109 @@ class PriorityPreemptive:
         out: list[Decision] = [Suspend(v, keep) for v in suspended]
         out.extend(starts)  # after every Suspend: the engine sees the processors freed
         return out
+
+
+class AbsolutePriority(PriorityPreemptive):
+    """`pps` with paper 003's rules (module docstring): the general pass.
+
+    Waiting jobs are scanned by (priority descending, submission order); a job starts if it
+    fits, else, unless preemption is "none", `choose_victims` names the running jobs to
+    preempt; a suspended or requeued victim goes back to the waiting set, where the scan may
+    still reach it.
+    """
+
+    def setup(self, view: ClusterView) -> None:
+        self._procs = view.procs
+        attrs = view.attributes
+        prio = attrs.get("priority") if self.params.priority == "attribute" else None
+        if self.params.priority == "attribute" and prio is None:
+            raise ConfigError(
+                "pps priority", "attribute", "jobs with a 'priority' attribute (none given)"
+            )
+        self._prio = prio
+        self._ckpt = attrs.get("checkpointable")
+        self._global = attrs.get("global")
+        self._waiting: dict[int, None] = {}
+        self._active: dict[int, float] = {}  # running job -> start key (larger: more recent)
+        self._starts = 0
+        self._dirty = False
+        mode = self.params.preemption
+        self._mode = mode
+        self._overhead = float(self.params.checkpoint_overhead)
+
+    def _priority(self, job: int) -> float:
+        return float(self._prio[job]) if self._prio is not None else -float(job)
+
+    def on_submit(self, job: int) -> None:
+        self._waiting[job] = None
+        self._dirty = True
+
+    def on_end(self, job: int) -> None:
+        """The job ended; its nodes may stay held a while (mu_env): no longer a victim."""
+        self._active.pop(job, None)
+
+    def on_finish(self, job: int) -> None:
+        self._active.pop(job, None)
+        self._dirty = True
+
+    def _victim_decision(self, v: int) -> Decision:
+        """How victim ``v`` is preempted in this mode (and whether it waits again)."""
+        mode = self._mode
+        if mode == "cancel":
+            return Kill(v)
+        if mode == "requeue":
+            return Suspend(v, False)
+        if mode == "suspend":
+            return Suspend(v, True)
+        # checkpoint
+        if self._ckpt is not None and self._ckpt[v]:
+            if self._global is not None and self._global[v]:
+                return Evict(v, self._overhead)
+            return Suspend(v, True, self._overhead)
+        return Suspend(v, False)
+
+    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+        if not self._dirty or not self._waiting:
+            self._dirty = False
+            return _NOTHING
+        self._dirty = False
+        procs = self._procs
+        prio = self._priority
+        free = view.free_procs
+        waiting = self._waiting
+        running = self._active
+        heap = [(-prio(j), j) for j in waiting]
+        heap.sort()
+        stops: list[Decision] = []
+        starts: list[Decision] = []
+        preempt = self._mode != "none"
+        while heap:
+            _, j = heappop(heap)
+            if j not in waiting:
+                continue
+            p = procs[j]
+            if p > free:
+                if not preempt:
+                    continue
+                pj = prio(j)
+                victims = choose_victims(
+                    p, pj, free, [(v, prio(v), key, procs[v]) for v, key in running.items()]
+                )
+                if victims is None:
+                    continue
+                for v in victims:
+                    del running[v]
+                    free += procs[v]
+                    decision = self._victim_decision(v)
+                    stops.append(decision)
+                    if type(decision) is Suspend:
+                        waiting[v] = None
+                        heappush(heap, (-prio(v), v))
+            del waiting[j]
+            free -= p
+            self._starts += 1
+            running[j] = float(self._starts)
+            starts.append(Start(j))
+        if not stops:
+            return starts
+        return stops + starts  # every preemption first: the engine sees the processors freed
