@@ -27,6 +27,10 @@ workload_app = typer.Typer(no_args_is_help=True, help="Inspect, generate and con
 app.add_typer(workload_app, name="workload")
 grid_app = typer.Typer(no_args_is_help=True, help="Grids: meta-schedulers over several clusters.")
 app.add_typer(grid_app, name="grid")
+tdcs_app = typer.Typer(
+    no_args_is_help=True, help="Paper 003: absolute priorities across clusters (dispatchers)."
+)
+app.add_typer(tdcs_app, name="tdcs")
 
 out = Console()
 err = Console(stderr=True)
@@ -673,7 +677,8 @@ def reproduce(
     paper: Annotated[
         str,
         typer.Argument(
-            help="Which paper: dbf (paper 000), pps (paper 002), hlw (004) or dirac (001)."
+            help="Which paper: dbf (paper 000), pps (paper 002), hlw (004), dirac (001) or "
+            "tdcs (003)."
         ),
     ],
     quick: Annotated[
@@ -1167,6 +1172,106 @@ def workload_convert(
     wl = for_swf(wl, source=Path(source).name, applied=applied)
     write_swf(wl, output)
     err.print(f"wrote {len(wl):,} jobs to {output}")
+
+
+@tdcs_app.command("run")
+def tdcs_run(
+    platform_file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A platform (TOML); default: builtin:tdcs (examples/platform-tdcs.toml)."
+        ),
+    ] = None,
+    dispatcher: Annotated[
+        str,
+        typer.Option(help="tdcs, tdcs_no_preemption, round_robin, least_loaded or random."),
+    ] = "tdcs",
+    preemption: Annotated[
+        str, typer.Option(help="Local managers: checkpoint, suspend, requeue, cancel or none.")
+    ] = "checkpoint",
+    checkpoint_overhead: Annotated[
+        float, typer.Option(help="Seconds a restart from a checkpoint costs.")
+    ] = 60.0,
+    horizon: Annotated[
+        int | None, typer.Option(help="tdcs: global jobs a cluster may hold (0: unlimited).")
+    ] = None,
+    candidate_rule: Annotated[
+        str | None,
+        typer.Option(help="tdcs: queue, queue_and_running or fits_by_preemption."),
+    ] = None,
+    workload: Annotated[
+        str | None, typer.Option(help="An SWF trace; default: the pre-registered generator.")
+    ] = None,
+    priority_from: Annotated[
+        str,
+        typer.Option(help="Trace priorities: queue (field 15), none, or a CSV job_id,priority."),
+    ] = "queue",
+    origin: Annotated[
+        str, typer.Option(help="Trace origins: round_robin or partition (field 16).")
+    ] = "round_robin",
+    hours: Annotated[float, typer.Option(help="Generator: hours of arrivals.")] = 72.0,
+    load: Annotated[float, typer.Option(help="Generator: offered load.")] = 0.85,
+    seed: Annotated[int, typer.Option(help="Seed of the generator and of random.")] = 1,
+    check: Annotated[bool, typer.Option(help="Check the kernel's invariants.")] = False,
+    jobs_out: Annotated[
+        Path | None, typer.Option(help="Write the per-job table (.csv or .parquet).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --jobs-out.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Simulate paper 003's system: a dispatcher over clusters with priority managers."""
+    from schedlab.simulation import check_table_path
+    from schedlab.tdcs.run import run_tdcs
+    from schedlab.tdcs.workload import TdcsWorkload, generate_tdcs
+
+    if jobs_out is not None:
+        check_table_path(jobs_out, option="--jobs-out")
+        check_output(jobs_out, option="--jobs-out", force=force, inputs=[workload, platform_file])
+    if platform_file is None:
+        from schedlab.experiments.sweep import load_platform_source
+
+        platform = load_platform_source("builtin:tdcs")
+    else:
+        from schedlab.platform.description import load_platform
+
+        platform = load_platform(platform_file)
+    if workload is None:
+        wl = generate_tdcs(platform, hours=hours, load=load, seed=seed)
+    else:
+        from schedlab.workload.swf import read_swf
+
+        wl = TdcsWorkload.from_swf(
+            read_swf(workload), platform, priority_from=priority_from, origin=origin
+        )
+    params: dict[str, Any] = {}
+    if horizon is not None:
+        params["horizon"] = horizon
+    if candidate_rule is not None:
+        params["candidate_rule"] = candidate_rule
+    result = run_tdcs(
+        platform,
+        wl,
+        dispatcher,
+        preemption=preemption,
+        checkpoint_overhead=checkpoint_overhead,
+        seed=seed,
+        check=check,
+        **params,
+    )
+    if jobs_out is not None:
+        result.write_jobs(jobs_out)
+    summary = result.summary()
+    if as_json:
+        clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items()}
+        print(json.dumps({"dispatcher": dispatcher, "params": params, **clean}))
+        return
+    table = Table(title=f"{dispatcher} on {platform.source}: {wl.source}", show_header=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        text = f"{value:,.1f}" if isinstance(value, float) else str(value)
+        table.add_row(key.replace("_", " "), text)
+    out.print(table)
 
 
 def main() -> None:
