@@ -101,8 +101,9 @@ def test_waiting_job_of_equal_priority_excludes_a_cluster() -> None:
     assert col(r, "started_at")[2] == 1.0
 
 
-@pytest.mark.parametrize(("rule", "cluster", "start"), [("queue", "c0", 50.0),
-                                                         ("fits_by_preemption", "c1", 1.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("rule", "cluster", "start"), [("queue", "c0", 50.0), ("fits_by_preemption", "c1", 1.0)]
+)
 def test_fits_by_preemption(rule: str, cluster: str, start: float) -> None:
     """A high job of 2 processors (requested 100) at t = 1. c0 (2 nodes, power 1) runs a high
     local job of 1 processor until 50: T = 49 + 100 = 149. c1 (2 nodes, power 0.5) runs a
