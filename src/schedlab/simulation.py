@@ -295,12 +295,18 @@ def simulate(
     models = speedup_models(workload, speedup)
     deps = dependencies(workload)
     # moldable jobs, dependants and clairvoyant policies (with `prepare`) need the kernel
-    general = models is not None or deps.count > 0 or callable(getattr(instance, "prepare", None))
+    general = (
+        models is not None
+        or deps.count > 0
+        or callable(getattr(instance, "prepare", None))
+        or getattr(instance, "needs_kernel", False)  # e.g. checkpoints, evictions (pps)
+    )
     if engine == "inlined" and general:
         raise ConfigError(
             "engine",
             engine,
-            "general or auto: moldable jobs, dependants or a clairvoyant policy need the kernel",
+            "general or auto: moldable jobs, dependants, a clairvoyant policy or paper 003's "
+            "preemption need the kernel",
         )
     observers: list[Any] = []
     series = TimeSeriesObserver() if timeseries else None

@@ -82,6 +82,7 @@ def test_cancel_kills_the_victim() -> None:
     r = run(specs(SCENARIO), preemption="cancel")
     assert r.finished_at.tolist() == [10, 100, 30]
     assert r.killed.tolist() == [True, False, False]
+    assert r.wasted_time.tolist() == [10, 0, 0]  # the cancelled attempt is lost work
 
 
 def test_checkpoint_keeps_the_work_and_pays_the_overhead() -> None:
@@ -130,6 +131,32 @@ def test_unneeded_victims_are_dropped() -> None:
     r = run(specs(jobs), preemption="suspend")
     assert r.preemptions.tolist() == [0, 1, 0]
     assert r.finished_at.tolist() == [100, 120, 30]
+
+
+def test_simulate_takes_the_kernel_for_the_new_modes() -> None:
+    """Through `schedlab.simulate` (submission-order priority, cancel): the same rules; the
+    inlined loop is refused since it has no checkpoints or evictions."""
+    import numpy as np
+
+    import schedlab
+    from schedlab.workload.job import Workload
+
+    # job 2 (4 procs) waits behind job 1; job 3 fills the 2 free processors at 2; at 100
+    # job 1 ends and job 2 (earlier, so higher priority) cancels job 3
+    w = Workload.from_columns(
+        submit_time=np.array([0.0, 1.0, 2.0]),
+        run_time=np.array([100.0, 10.0, 100.0]),
+        procs=np.array([2, 4, 2]),
+        max_procs=4,
+    )
+    result = schedlab.simulate(w, policy="pps", preemption="cancel", check=True)
+    jobs = result.jobs
+    assert jobs["started_at"].tolist() == [0, 100, 2]
+    assert jobs["finished_at"].tolist() == [100, 110, 100]
+    assert jobs["killed"].tolist() == [False, False, True]
+    assert jobs["lost_work"].tolist() == [0, 0, 2 * 98]
+    with pytest.raises(ConfigError, match="paper 003"):
+        schedlab.simulate(w, policy="pps", preemption="cancel", engine="inlined")
 
 
 def test_priority_attribute_is_required() -> None:

@@ -34,7 +34,8 @@ class Suspend(NamedTuple):
 
 
 class Kill(NamedTuple):
-    """End running or waiting job ``job`` now and mark it killed."""
+    """End running or waiting job ``job`` now and mark it killed (a running one counts a
+    preemption, and the time of its attempt is lost: ``wasted_time``)."""
 
     job: int
 

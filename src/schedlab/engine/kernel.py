@@ -962,6 +962,11 @@ class Kernel:
                 pool.running -= 1
                 if self._host_used[j]:
                     self._kill_payloads(j, now)
+                # a running job cancelled is preempted: its attempt's time is lost work
+                # (wasted_time), as with a requeue
+                self.preemptions[j] += 1
+                self.wasted_time[j] += self._attempt_time[j]
+                self._attempt_time[j] = 0.0
             elif st in (_WAITING, _SUSPENDED):
                 pool.queued -= 1
             else:

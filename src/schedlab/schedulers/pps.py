@@ -252,6 +252,8 @@ class AbsolutePriority(PriorityPreemptive):
     still reach it.
     """
 
+    needs_kernel: ClassVar[bool] = True  # checkpoint overheads and on_end: the general kernel
+
     def setup(self, view: ClusterView) -> None:
         self._procs = view.procs
         attrs = view.attributes
