@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from schedlab.engine.actors import JobEvent, PlatformView
+from redispatch import Redispatch
 from schedlab.engine.checker import KernelChecker
-from schedlab.engine.decisions import ActorDecision, Dispatch, Evict, Start, Suspend, WakeAt
+from schedlab.engine.decisions import Evict, Start, Suspend, WakeAt
 from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import PolicyError
@@ -116,30 +116,6 @@ def test_a_requeue_restarts_from_scratch_without_overhead() -> None:
 def test_a_negative_overhead_is_a_policy_error() -> None:
     with pytest.raises(PolicyError, match="overhead"):
         one_pool([100, 10], {0: [Start(0)], 10: [Suspend(0, True, -1.0), Start(1)]})
-
-
-class Redispatch:
-    """Sends arrivals to pool 0 and evicted jobs to pool 1, at once."""
-
-    name: ClassVar[str] = "redispatch"
-    listens: ClassVar[frozenset[JobEvent]] = frozenset({JobEvent.EVICTED})
-
-    def setup(self, index: int, platform: PlatformView) -> None:
-        self.out: list[ActorDecision] = []
-
-    def on_arrival(self, job: int) -> None:
-        self.out.append(Dispatch(job, 0))
-
-    def on_message(self, message: object) -> None:
-        pass
-
-    def on_job_event(self, job: int, event: JobEvent) -> None:
-        if event is JobEvent.EVICTED:
-            self.out.append(Dispatch(job, 1))
-
-    def schedule(self, now: float) -> list[ActorDecision]:
-        out, self.out = self.out, []
-        return out
 
 
 def test_an_evicted_job_restarts_elsewhere_with_its_work_and_the_overhead() -> None:

@@ -5,15 +5,14 @@ timelines with the kernel's checker on, and the victim rule against a slow refer
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.engine.actors import JobEvent, PlatformView
+from redispatch import Redispatch
 from schedlab.engine.checker import KernelChecker
-from schedlab.engine.decisions import ActorDecision, Dispatch
 from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
 from schedlab.errors import ConfigError
 from schedlab.platform.pool import PoolSpec
@@ -164,30 +163,6 @@ def test_priority_attribute_is_required() -> None:
     policy = make_policy("pps", priority="attribute")
     with pytest.raises(ConfigError, match="priority"):
         Kernel(jobs=jobs, pools=[(PoolSpec.cluster(1), policy)]).run()
-
-
-class Redispatch:
-    """Arrivals to pool 0, evicted jobs to pool 1."""
-
-    name: ClassVar[str] = "redispatch"
-    listens: ClassVar[frozenset[JobEvent]] = frozenset({JobEvent.EVICTED})
-
-    def setup(self, index: int, platform: PlatformView) -> None:
-        self.out: list[ActorDecision] = []
-
-    def on_arrival(self, job: int) -> None:
-        self.out.append(Dispatch(job, 0))
-
-    def on_message(self, message: object) -> None:
-        pass
-
-    def on_job_event(self, job: int, event: JobEvent) -> None:
-        if event is JobEvent.EVICTED:
-            self.out.append(Dispatch(job, 1))
-
-    def schedule(self, now: float) -> list[ActorDecision]:
-        out, self.out = self.out, []
-        return out
 
 
 def test_a_global_checkpointable_victim_goes_back_to_its_dispatcher() -> None:
