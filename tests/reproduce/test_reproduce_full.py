@@ -14,6 +14,7 @@ import pytest
 
 from schedlab.experiments.reproduce.dbf import reproduce_dbf
 from schedlab.experiments.reproduce.pps import reproduce_pps
+from schedlab.experiments.reproduce.published import PPS_TABLES
 from workloads import SHARED_WORKLOADS, trace_path
 
 pytestmark = [pytest.mark.reproduce, pytest.mark.trace]
@@ -46,13 +47,64 @@ def test_dbf_priority_jobs_wait_less_than_under_cbf(dbf_rows: list[dict[str, Any
 
 
 def test_pps_on_kth_and_lublin(pps_rows: list[dict[str, Any]]) -> None:
-    """Tables 1-2: fairer and at equal utilization everywhere; lower bounded slowdown on
-    KTH and Lublin up to load 1.0, lower mean response on Lublin up to load 1.25 (above
-    that, our PPS loses to EASY: see docs/reproductions.md)."""
-    for row in pps_rows:
+    """Tables 1-2 (main rows): fairer and at equal utilization everywhere; lower bounded
+    slowdown on KTH and Lublin up to load 1.0, lower mean response on Lublin up to load
+    1.25 (above that, our PPS loses to EASY: see docs/reproductions.md)."""
+    main = [r for r in pps_rows if r["variant"] == "main"]
+    assert len(main) == 20
+    for row in main:
         assert row["pps_unfairness"] <= row["easy_unfairness"], row
-        assert abs(row["pps_utilization"] - row["easy_utilization"]) < 0.01, row
+        assert abs(row["pps_utilization"] - row["easy_utilization"]) < 0.02, row
         if row["workload"] in ("KTH", "Lublin") and row["load_factor"] <= 1.0:
             assert row["pps_mean_bounded_slowdown"] < row["easy_mean_bounded_slowdown"], row
         if row["workload"] == "Lublin" and row["load_factor"] <= 1.25:
             assert row["pps_mean_response_time"] < row["easy_mean_response_time"], row
+
+
+def test_pps_lublin_as_published_matches_the_papers_easy(pps_rows: list[dict[str, Any]]) -> None:
+    """The published generator's default (batch + interactive, 128 nodes): EASY's mean
+    response within a factor 2 of the paper's at loads 0.5-1, PPS's gain at least 10 % at
+    load <= 0.75; the batch set on 256 processors (sensitivity) is 3-5x too slow."""
+    for row in pps_rows:
+        if row["workload"] != "Lublin" or row["load_factor"] > 1.0:
+            continue
+        paper = PPS_TABLES["Lublin"][row["load_factor"]][0]
+        ratio = row["easy_mean_response_time"] / paper
+        if row["variant"] == "main":
+            assert 0.5 <= ratio <= 2.0, row
+            if row["load_factor"] <= 0.75:
+                assert row["pps_mean_response_time"] < 0.9 * row["easy_mean_response_time"]
+        else:
+            assert row["variant"] == "lublin_batch_256"
+            assert ratio > 2.0, row
+
+
+def test_pps_flags_thunder_below_load_1_25(pps_rows: list[dict[str, Any]]) -> None:
+    """LLNL-Thunder replays start times as arrivals: at load <= 1 nothing queues (bounded
+    slowdown 1, unfairness 0) and the rows are flagged; all other main rows queue."""
+    for row in pps_rows:
+        if row["variant"] != "main":
+            continue
+        no_queue = row["workload"] == "LLNL-Thunder" and row["load_factor"] <= 1.0
+        assert row["comparable"] is not no_queue, row
+        if no_queue:
+            assert row["easy_mean_bounded_slowdown"] == 1.0
+            assert row["easy_unfairness"] == 0.0
+
+
+def test_pps_gains_depend_on_easy(pps_rows: list[dict[str, Any]]) -> None:
+    """SDSC-BLUE: against the proper EASY PPS's mean response is higher from load 1 up;
+    against the near-FCFS EASY (useless estimates, no extra-processor rule, no kill) PPS
+    wins at every load, by more than 60 % at load 1.5 (the paper's CM5: -84 %); useless
+    estimates alone put PPS ahead on bounded slowdown at every load."""
+    by = {(r["variant"], r["load_factor"]): r for r in pps_rows if r["workload"] == "SDSC-BLUE"}
+    for f in (1.0, 1.25, 1.5):
+        main = by[("main", f)]
+        assert main["pps_mean_response_time"] > main["easy_mean_response_time"], main
+    for f in (0.5, 0.75, 1.0, 1.25, 1.5):
+        near = by[("easy_near_fcfs", f)]
+        assert near["pps_mean_response_time"] < near["easy_mean_response_time"], near
+        useless = by[("easy_useless_estimates", f)]
+        assert useless["pps_mean_bounded_slowdown"] < useless["easy_mean_bounded_slowdown"]
+    near = by[("easy_near_fcfs", 1.5)]
+    assert near["pps_mean_response_time"] < 0.4 * near["easy_mean_response_time"], near

@@ -111,19 +111,55 @@ def test_dbf_writes_tables_and_figure(dbf: dict[str, Any]) -> None:
     assert (out / "catalog.parquet").is_file()  # a results folder like any sweep's
 
 
+PPS_VARIANTS = (
+    "main",
+    "lublin_batch_256",
+    "easy_no_kill",
+    "easy_no_extra",
+    "easy_useless_estimates",
+    "easy_near_fcfs",
+)
+
+
+def _main(pps: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in pps["rows"] if r["variant"] == "main"]
+
+
 def test_pps_rows_have_the_documented_keys(pps: dict[str, Any]) -> None:
+    """Main rows for the four workloads, then the Lublin sensitivity set and the EASY
+    variants (SDSC-BLUE only); every row says its variant and whether it is comparable."""
     rows = pps["rows"]
-    assert {(r["workload"], r["load_factor"]) for r in rows} == {
-        (w, f) for w in ("SDSC-BLUE", "KTH", "LLNL-Thunder", "Lublin") for f in (0.5, 1.0, 1.5)
+    loads = (0.5, 1.0, 1.5)
+    assert {(r["workload"], r["load_factor"]) for r in _main(pps)} == {
+        (w, f) for w in ("SDSC-BLUE", "KTH", "LLNL-Thunder", "Lublin") for f in loads
     }
+    assert [r["variant"] for r in rows] == [
+        v for v in PPS_VARIANTS for _ in range(12 if v == "main" else 3)
+    ]
     for row in rows:
-        assert set(row) >= PPS_KEYS
+        assert set(row) >= PPS_KEYS | {"variant", "comparable"}
+        assert isinstance(row["comparable"], bool)
         assert row["batches"] == 4  # 20 000 jobs in batches of 5000
+        if row["variant"] == "lublin_batch_256":
+            assert row["workload"] == "Lublin"
+        elif row["variant"] != "main":
+            assert row["workload"] == "SDSC-BLUE"
+
+
+def test_pps_flags_rows_where_nothing_queues(pps: dict[str, Any]) -> None:
+    """LLNL-Thunder's log has start times for arrivals: replayed at load <= 1 no job waits
+    (bounded slowdown 1, unfairness 0), so those rows are flagged; every other row queues."""
+    for row in pps["rows"]:
+        no_queue = row["workload"] == "LLNL-Thunder" and row["load_factor"] <= 1.0
+        assert row["comparable"] is not no_queue, row
+        if no_queue:
+            assert row["easy_mean_bounded_slowdown"] == 1.0
+            assert row["easy_unfairness"] == 0.0
 
 
 def test_pps_is_fairer_at_equal_utilization(pps: dict[str, Any]) -> None:
     """Paper 002, Table 2: PPS deviates less from FCFS order; utilization does not change."""
-    for row in pps["rows"]:
+    for row in _main(pps):
         assert row["pps_unfairness"] <= row["easy_unfairness"], row
         if row["easy_unfairness"] > 1:
             assert row["pps_unfairness"] < row["easy_unfairness"], row
@@ -131,11 +167,22 @@ def test_pps_is_fairer_at_equal_utilization(pps: dict[str, Any]) -> None:
 
 
 def test_pps_beats_easy_on_lublin_at_low_and_medium_load(pps: dict[str, Any]) -> None:
-    """Paper 002, Table 1 (Lublin): lower mean response and bounded slowdown with PPS."""
+    """Paper 002, Table 1 (Lublin): lower mean response and bounded slowdown with PPS, with
+    the published generator's default and with the batch set on 256 processors."""
     for row in pps["rows"]:
         if row["workload"] == "Lublin" and row["load_factor"] <= 1.0:
             assert row["pps_mean_response_time"] < row["easy_mean_response_time"], row
             assert row["pps_mean_bounded_slowdown"] < row["easy_mean_bounded_slowdown"], row
+
+
+def test_pps_gains_depend_on_easy(pps: dict[str, Any]) -> None:
+    """On SDSC-BLUE at load 1.5 PPS loses to the proper EASY but wins by far against the
+    near-FCFS one (useless estimates, no extra-processor rule, no kill)."""
+    by = {(r["workload"], r["variant"], r["load_factor"]): r for r in pps["rows"]}
+    main, near = by[("SDSC-BLUE", "main", 1.5)], by[("SDSC-BLUE", "easy_near_fcfs", 1.5)]
+    assert main["pps_mean_response_time"] > main["easy_mean_response_time"]
+    assert near["pps_mean_response_time"] < 0.5 * near["easy_mean_response_time"]
+    assert near["pps_mean_response_time"] == main["pps_mean_response_time"]  # same PPS runs
 
 
 def test_a_second_run_reuses_the_results(dbf: dict[str, Any]) -> None:

@@ -42,7 +42,9 @@ Decisions a user can rely on:
   ``("clean_by_status", {"drop": [0, 5]})`` (sorted, deduplicated); ``window = [start,
   end]`` (seconds) -> ``("time_window", {"start": s, "end": e})``; ``first = N`` ->
   ``("first_jobs", {"n": N})``; ``estimates = {seed = 1, ...}`` (Tsafrir model
-  parameters) -> ``("add_estimates", {...})``; ``non_priority = {every = 3, deadline = "a"}``
+  parameters) -> ``("add_estimates", {...})``; ``useless_estimates = true`` (every
+  requested time := the longest run time: estimates that tell nothing) ->
+  ``("requested_uniform", {})``; ``non_priority = {every = 3, deadline = "a"}``
   (or ``fraction`` and ``seed``; deadline ``"a"``, ``"b"`` or seconds) ->
   ``("mark_non_priority", {...})``; ``moldable = {pi = 0.9}`` (or with ``fraction``
   and ``seed``: jobs made moldable under Amdahl's law) -> ``("make_moldable", {...})``;
@@ -131,6 +133,7 @@ from schedlab.workload.transforms import (
     first_jobs,
     job_range,
     make_moldable,
+    requested_uniform,
     time_window,
 )
 
@@ -169,6 +172,7 @@ WORKLOAD_KEYS = (
     "first",
     "jobs",
     "estimates",
+    "useless_estimates",
     "non_priority",
     "deadlines",
     "moldable",
@@ -212,6 +216,7 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "mark_non_priority": mark_non_priority,
     "deadlines_from_table": deadlines_from_table,
     "make_moldable": make_moldable,
+    "requested_uniform": requested_uniform,
 }
 
 # ``platform = "builtin:NAME"``: platforms shipped in the package, NAME -> (module, attribute
@@ -788,8 +793,9 @@ def _with_seed(spec: str, seed: int) -> str:
 def _parse_transforms(
     entry: dict[str, Any], where: str, base_dir: Path
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """Transforms in their fixed order: drop_status, window, first, estimates, non_priority,
-    deadlines, jobs (a batch is cut last, so estimates and marks are those of the whole)."""
+    """Transforms in their fixed order: drop_status, window, first, estimates,
+    useless_estimates, non_priority, moldable, deadlines, jobs (a batch is cut last, so
+    estimates and marks are those of the whole)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if "drop_status" in entry:
         drop = entry["drop_status"]
@@ -822,9 +828,17 @@ def _parse_transforms(
         out.append(("first_jobs", {"n": first}))
     for key, name in (
         ("estimates", "add_estimates"),
+        ("useless_estimates", "requested_uniform"),
         ("non_priority", "mark_non_priority"),
         ("moldable", "make_moldable"),
     ):
+        if key == "useless_estimates":
+            flag = entry.get(key, False)
+            if not isinstance(flag, bool):
+                raise ConfigError(f"{where}.{key}", flag, "true or false")
+            if flag:
+                out.append((name, {}))
+            continue
         if key in entry:
             args = entry[key]
             if not isinstance(args, dict) or not all(
@@ -990,6 +1004,9 @@ def _complete_params(params_obj: Any, written: dict[str, Any]) -> dict[str, Any]
     params = dict(written)
     for f in dataclasses.fields(params_obj):
         value = getattr(params_obj, f.name)
+        if f.metadata.get("omit_default") and value == f.default:
+            params.pop(f.name, None)  # added later: at its default, older run ids hold
+            continue
         if f.name not in params and (value is None or isinstance(value, str | int | float | bool)):
             params[f.name] = value
     return dict(sorted(params.items()))

@@ -19,7 +19,7 @@ Why it is fast: most passes cannot start anything, and the code proves it cheapl
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from schedlab.engine.decisions import Decision, Start
@@ -39,9 +39,16 @@ class EasyParams:
 
     "fcfs" (arrival order, the classic EASY of SPEC 4) or "sjf" (shortest requested time
     first, ties by arrival).
+
+    ``extra_procs``: the second backfilling rule (a job that ends after the shadow time may
+    still start on the *extra* processors, those the head will not need). False drops it:
+    only jobs ending by the shadow time backfill (a variant used by ``reproduce pps`` to show
+    how much a comparison depends on EASY). At its default it is left out of stored run
+    configurations, so run ids from before it existed are unchanged.
     """
 
     backfill_order: str = "fcfs"
+    extra_procs: bool = field(default=True, metadata={"omit_default": True})
 
     def __post_init__(self) -> None:
         if self.backfill_order not in BACKFILL_ORDERS:
@@ -124,7 +131,7 @@ class EasyBackfilling:
         profile = self._profile
         shadow = profile.earliest_start(need, 0.0, self._view.now)
         self._shadow = shadow
-        self._extra = profile.free_at(shadow) - need
+        self._extra = profile.free_at(shadow) - need if self.params.extra_procs else 0
         self._shadow_stale = False
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]:

@@ -22,6 +22,7 @@ __all__ = [
     "job_range",
     "time_window",
     "raise_requested_to_run",
+    "requested_uniform",
     "make_moldable",
 ]
 
@@ -171,6 +172,21 @@ def raise_requested_to_run(workload: Workload) -> Workload:
     run = fields[:, F["run_time"]]
     short = (requested > 0) & (requested < run)
     requested[short] = run[short]
+    return workload.with_fields(fields)
+
+
+def requested_uniform(workload: Workload) -> Workload:
+    """Set field 9 (requested time) of every job to the workload's longest run time.
+
+    Useless estimates: every job asks for the same time, at least its run time, so a
+    backfilling policy cannot tell short jobs from long ones and never kills a job at its
+    estimate. An empty workload, or one whose run times are all unknown, is returned as is.
+    """
+    fields = workload.fields.copy()
+    run = fields[:, F["run_time"]]
+    if len(run) == 0 or not (run > 0).any():
+        return workload
+    fields[:, F["requested_time"]] = max(float(run.max()), 1.0)
     return workload.with_fields(fields)
 
 
