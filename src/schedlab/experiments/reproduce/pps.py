@@ -322,5 +322,6 @@ def reproduce_pps(
     result.write(out)
     from schedlab.report.reproduce import pps_figure
 
-    result.files.append(pps_figure(rows, out / "pps_response_time.svg"))
+    main = [r for r in rows if r["variant"] == MAIN]
+    result.files.append(pps_figure(main, out / "pps_response_time.svg"))
     return result
