@@ -77,29 +77,46 @@ def pps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_dbf_rows_have_the_documented_keys(dbf: dict[str, Any]) -> None:
-    """One row per (workload, case) with the keys users rely on, for the three traces."""
+    """One row per (reading, workload, case) with the keys users rely on, for the three
+    traces: the main reading (plans from run times) first, then the sensitivity reading."""
     rows = dbf["rows"]
-    assert {(r["workload"], r["case"]) for r in rows} == {
-        (w, c) for w in ("SDSC-BLUE", "HPC2N", "CEA-Curie") for c in "ab"
-    }
+    assert [r["reading"] for r in rows] == ["run_time_plans"] * 6 + ["requested_time_plans"] * 6
+    for reading in ("run_time_plans", "requested_time_plans"):
+        assert {(r["workload"], r["case"]) for r in rows if r["reading"] == reading} == {
+            (w, c) for w in ("SDSC-BLUE", "HPC2N", "CEA-Curie") for c in "ab"
+        }
     for row in rows:
-        assert set(row) >= DBF_KEYS
+        assert set(row) >= DBF_KEYS | {"reading"}
         assert row["jobs"] == 20_000
 
 
 def test_dbf_never_misses_an_accepted_deadline(dbf: dict[str, Any]) -> None:
     """missed_deadlines (accepted non-priority jobs ending late) is 0 everywhere."""
-    assert [r["missed_deadlines"] for r in dbf["rows"]] == [0] * 6
+    assert [r["missed_deadlines"] for r in dbf["rows"]] == [0] * 12
 
 
-def test_dbf_case_b_helps_priority_jobs_more(dbf: dict[str, Any]) -> None:
-    """Case b (72 h) lowers the priority jobs' mean wait below CBF and below case a."""
-    by = {(r["workload"], r["case"]): r for r in dbf["rows"]}
+def test_dbf_main_reading_helps_priority_jobs(dbf: dict[str, Any]) -> None:
+    """Plans from run times: DBF lowers the priority jobs' mean wait below CBF's in both
+    cases, case b (72 h) more than case a, on every trace."""
+    by = {(r["workload"], r["case"]): r for r in dbf["rows"] if r["reading"] == "run_time_plans"}
+    for workload in ("SDSC-BLUE", "HPC2N", "CEA-Curie"):
+        a, b = by[(workload, "a")], by[(workload, "b")]
+        for row in (a, b):
+            assert row["dbf_priority_mean_wait_time"] < row["cbf_priority_mean_wait_time"], row
+        assert b["dbf_priority_mean_wait_time"] < a["dbf_priority_mean_wait_time"], workload
+        # CBF does not look at deadlines: both cases give it the same schedule
+        assert a["cbf_mean_wait_time"] == b["cbf_mean_wait_time"]
+
+
+def test_dbf_requested_time_plans_case_b_helps(dbf: dict[str, Any]) -> None:
+    """The sensitivity reading (plans from the trace's estimates): case b still lowers the
+    priority jobs' mean wait below CBF and below case a."""
+    rows = [r for r in dbf["rows"] if r["reading"] == "requested_time_plans"]
+    by = {(r["workload"], r["case"]): r for r in rows}
     for workload in ("SDSC-BLUE", "HPC2N", "CEA-Curie"):
         a, b = by[(workload, "a")], by[(workload, "b")]
         assert b["dbf_priority_mean_wait_time"] < b["cbf_priority_mean_wait_time"], workload
         assert b["dbf_priority_mean_wait_time"] < a["dbf_priority_mean_wait_time"], workload
-        # CBF does not look at deadlines: both cases give it the same schedule
         assert a["cbf_mean_wait_time"] == b["cbf_mean_wait_time"]
 
 
@@ -192,7 +209,7 @@ def test_a_second_run_reuses_the_results(dbf: dict[str, Any]) -> None:
     again = _reproduce("dbf", Path(dbf["out"]))
     assert again["rows"] == dbf["rows"]
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before
-    assert len(before) == 12  # 3 traces x 2 cases x {conservative, dbf}
+    assert len(before) == 24  # 2 readings x 3 traces x 2 cases x {conservative, dbf}
 
 
 def test_unknown_paper_is_a_clear_error(tmp_path: Path) -> None:

@@ -259,9 +259,41 @@ def test_job_attribute_transforms(tmp_path: Path) -> None:
     assert "dbf_class" in result.jobs
 
 
+def test_requested_from_run_gives_exact_estimates(tmp_path: Path) -> None:
+    """requested_from_run = true comes after estimates (it overrides them) and before the
+    non-priority marks; false is the same run as leaving it out."""
+    tiny_trace(tmp_path / "t.swf")
+    sweep = sweep_of(
+        tmp_path,
+        """
+        [[workloads]]
+        path = "t.swf"
+        non_priority = {every = 3, deadline = "a"}
+        requested_from_run = true
+        estimates = {seed = 2}
+        [[workloads]]
+        path = "t.swf"
+        label = "plain"
+        requested_from_run = false
+        [[policies]]
+        name = "conservative"
+        """,
+    )
+    exact, plain = sweep.runs
+    assert [name for name, _ in exact.transforms] == [
+        "add_estimates",
+        "requested_from_run",
+        "mark_non_priority",
+    ]
+    assert plain.transforms == ()
+    workload = load_run_workload(exact, sweep.base_dir)
+    assert (workload.column("requested_time") == workload.column("run_time")).all()
+
+
 @pytest.mark.parametrize(
     ("body", "option"),
     [
+        ("requested_from_run = 1", "workloads[0].requested_from_run"),
         ("non_priority = {every = 0}", "workloads[0].non_priority.every"),
         ('non_priority = {every = 3, deadline = "c"}', "workloads[0].non_priority.deadline"),
         ("non_priority = {fraction = 0.5}", "workloads[0].non_priority.seed"),

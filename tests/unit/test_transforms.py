@@ -11,6 +11,7 @@ from schedlab.workload.transforms import (
     clean_by_status,
     first_jobs,
     raise_requested_to_run,
+    requested_from_run,
     scale_load,
     time_window,
 )
@@ -166,6 +167,15 @@ def test_time_window_rejects_empty_or_bad_bounds(start: object, end: object, opt
 
 
 # -- raise_requested_to_run --------------------------------------------------------------------
+
+
+def test_requested_from_run_sets_every_estimate_to_the_run_time() -> None:
+    """Field 9 becomes the run time for every job, above, below or unknown alike."""
+    w = make([0, 1, 2, 3], run=[100, 100, 100, 30], requested=[50, 200, -1, 30])
+    exact = requested_from_run(w)
+    assert exact.column("requested_time").tolist() == [100, 100, 100, 30]
+    assert w.column("requested_time").tolist() == [50, 200, -1, 30]
+    assert unchanged_context(w, exact)
 
 
 def test_raise_requested_to_run_lifts_only_estimates_below_run_time() -> None:

@@ -42,8 +42,10 @@ Decisions a user can rely on:
   ``("clean_by_status", {"drop": [0, 5]})`` (sorted, deduplicated); ``window = [start,
   end]`` (seconds) -> ``("time_window", {"start": s, "end": e})``; ``first = N`` ->
   ``("first_jobs", {"n": N})``; ``estimates = {seed = 1, ...}`` (Tsafrir model
-  parameters) -> ``("add_estimates", {...})``; ``useless_estimates = true`` (every
-  requested time := the longest run time: estimates that tell nothing) ->
+  parameters) -> ``("add_estimates", {...})``; ``requested_from_run = true`` (requested
+  time := run time for every job, exact estimates; ``false`` is the same as leaving it
+  out) -> ``("requested_from_run", {})``; ``useless_estimates = true`` (every requested
+  time := the longest run time: estimates that tell nothing) ->
   ``("requested_uniform", {})``; ``non_priority = {every = 3, deadline = "a"}``
   (or ``fraction`` and ``seed``; deadline ``"a"``, ``"b"`` or seconds) ->
   ``("mark_non_priority", {...})``; ``moldable = {pi = 0.9}`` (or with ``fraction``
@@ -133,6 +135,7 @@ from schedlab.workload.transforms import (
     first_jobs,
     job_range,
     make_moldable,
+    requested_from_run,
     requested_uniform,
     time_window,
 )
@@ -172,6 +175,7 @@ WORKLOAD_KEYS = (
     "first",
     "jobs",
     "estimates",
+    "requested_from_run",
     "useless_estimates",
     "non_priority",
     "deadlines",
@@ -216,6 +220,7 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "mark_non_priority": mark_non_priority,
     "deadlines_from_table": deadlines_from_table,
     "make_moldable": make_moldable,
+    "requested_from_run": requested_from_run,
     "requested_uniform": requested_uniform,
 }
 
@@ -794,8 +799,8 @@ def _parse_transforms(
     entry: dict[str, Any], where: str, base_dir: Path
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Transforms in their fixed order: drop_status, window, first, estimates,
-    useless_estimates, non_priority, moldable, deadlines, jobs (a batch is cut last, so
-    estimates and marks are those of the whole)."""
+    requested_from_run, useless_estimates, non_priority, moldable, deadlines, jobs (a batch
+    is cut last, so estimates and marks are those of the whole)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if "drop_status" in entry:
         drop = entry["drop_status"]
@@ -828,11 +833,12 @@ def _parse_transforms(
         out.append(("first_jobs", {"n": first}))
     for key, name in (
         ("estimates", "add_estimates"),
+        ("requested_from_run", "requested_from_run"),
         ("useless_estimates", "requested_uniform"),
         ("non_priority", "mark_non_priority"),
         ("moldable", "make_moldable"),
     ):
-        if key == "useless_estimates":
+        if key in ("requested_from_run", "useless_estimates"):
             flag = entry.get(key, False)
             if not isinstance(flag, bool):
                 raise ConfigError(f"{where}.{key}", flag, "true or false")

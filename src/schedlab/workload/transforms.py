@@ -22,6 +22,7 @@ __all__ = [
     "job_range",
     "time_window",
     "raise_requested_to_run",
+    "requested_from_run",
     "requested_uniform",
     "make_moldable",
 ]
@@ -172,6 +173,20 @@ def raise_requested_to_run(workload: Workload) -> Workload:
     run = fields[:, F["run_time"]]
     short = (requested > 0) & (requested < run)
     requested[short] = run[short]
+    return workload.with_fields(fields)
+
+
+def requested_from_run(workload: Workload) -> Workload:
+    """Set field 9 (requested time) to the run time for every job: exact user estimates.
+
+    The plans of a reservation policy (CBF, DBF) are then the true run times, so no job ends
+    before its reservation. This is how paper 000 reads its traces (it plans with "wl_i
+    (walltime)", the execution time, and assumes the users' predictions are precise).
+    Nothing else changes; a job with run time 0 gets requested time 0 (unknown, which falls
+    back to the run time anyway).
+    """
+    fields = workload.fields.copy()
+    fields[:, F["requested_time"]] = fields[:, F["run_time"]]
     return workload.with_fields(fields)
 
 

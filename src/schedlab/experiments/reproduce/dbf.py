@@ -13,6 +13,15 @@ have it is the one whose jobs wait long enough under CBF for deadlines to matter
 jobs the workload did not mark non-priority (2 in 3), for CBF and DBF alike, so the two
 columns compare the same jobs. ``missed_deadlines`` counts the non-priority jobs DBF
 accepted (not promoted at submission) that ended after their deadline: it must be 0.
+
+Two readings of the plans. Paper 000 plans every job with "wl_i (walltime)", the execution
+time it also uses for the deadline rule and the slowdown, and assumes the users' predictions
+are fairly precise. The main reading (``"reading": "run_time_plans"``) therefore replays
+each trace with requested time := run time (the sweep transform ``requested_from_run``),
+nothing else changed, for CBF and DBF alike. The sensitivity reading
+(``"requested_time_plans"``) plans with the trace's requested times, as the trace has them:
+every early end then compresses the schedule, which re-places the waiting jobs in arrival
+order and undoes most of DBF's delay of the non-priority jobs (docs/reproductions.md).
 """
 
 from __future__ import annotations
@@ -40,6 +49,12 @@ from schedlab.metrics.summary import summarize
 QUICK_JOBS = 20_000
 CASES = ("a", "b")
 HOUR = 3600.0
+# reading -> (label suffix, does the workload get requested time := run time)
+READINGS: dict[str, tuple[str, bool]] = {
+    "run_time_plans": ("", True),  # the main reading, the paper's
+    "requested_time_plans": (", requested", False),  # sensitivity: the trace's estimates
+}
+MAIN_READING = "run_time_plans"
 
 # (our label, trace file, the paper's workload it stands for, extra sweep keys)
 WORKLOADS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
@@ -49,21 +64,28 @@ WORKLOADS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 )
 
 
+def _run_label(label: str, case: str, reading: str) -> str:
+    return f"{label} ({case}{READINGS[reading][0]})"
+
+
 def build_sweep(traces: Path, quick: bool) -> Any:
-    """Every (trace, case) x {conservative, dbf} run, as one sweep."""
+    """Every (reading, trace, case) x {conservative, dbf} run, as one sweep."""
     workloads = []
-    for label, file, _, extra in WORKLOADS:
-        path = trace_file(traces, file)
-        for case in CASES:
-            entry: dict[str, Any] = {
-                "path": path,
-                "label": f"{label} ({case})",
-                "non_priority": {"every": 3, "deadline": case},
-                **extra,
-            }
-            if quick:
-                entry["first"] = QUICK_JOBS
-            workloads.append(entry)
+    for reading, (_, exact) in READINGS.items():
+        for label, file, _, extra in WORKLOADS:
+            path = trace_file(traces, file)
+            for case in CASES:
+                entry: dict[str, Any] = {
+                    "path": path,
+                    "label": _run_label(label, case, reading),
+                    "non_priority": {"every": 3, "deadline": case},
+                    **extra,
+                }
+                if exact:
+                    entry["requested_from_run"] = True
+                if quick:
+                    entry["first"] = QUICK_JOBS
+                workloads.append(entry)
     data = {"workloads": workloads, "policies": [{"name": "conservative"}, {"name": "dbf"}]}
     return sweep_of([data], traces, "schedlab reproduce dbf")
 
@@ -83,44 +105,52 @@ def _class_metrics(jobs: Any, procs: int) -> dict[str, float]:
 
 
 def rows_from(store: ResultStore, sweep: Any) -> list[dict[str, Any]]:
-    """One row per (workload, case), the keys of the issue plus DBF's own counts."""
+    """One row per (reading, workload, case), the keys of the issue plus DBF's own counts;
+    the main reading's rows first."""
     by_key: dict[tuple[str, str], str] = {}
     for run in sweep.runs:
         by_key[(run.label, run.policy)] = run.run_id
     rows = []
-    for label, _, paper_name, _ in WORKLOADS:
-        for case in CASES:
-            name = f"{label} ({case})"
-            cbf_id, dbf_id = by_key[(name, "conservative")], by_key[(name, "dbf")]
-            cbf_jobs, dbf_jobs = store.jobs(cbf_id), store.jobs(dbf_id)
-            procs = int(store.summary(cbf_id)["procs"])
-            cbf = _class_metrics(cbf_jobs, procs)
-            dbf = _class_metrics(dbf_jobs, procs)
-            marked = ~np.asarray(dbf_jobs["priority"], dtype=bool)
-            late = np.asarray(dbf_jobs["finished_at"] > dbf_jobs["deadline"])
-            classes = np.asarray(dbf_jobs["dbf_class"])
-            accepted = np.isin(classes, ["non_priority", "migrated"])
-            cbf_late = np.asarray(cbf_jobs["finished_at"] > cbf_jobs["deadline"])
-            row: dict[str, Any] = {"workload": label, "case": case, "published_as": paper_name}
-            for key in ("priority_mean_wait_time", "mean_wait_time", "priority_mean_slowdown"):
-                row[f"cbf_{key}"] = cbf[key]
-                row[f"dbf_{key}"] = dbf[key]
-            row["cbf_mean_slowdown"] = cbf["mean_slowdown"]
-            row["dbf_mean_slowdown"] = dbf["mean_slowdown"]
-            row["missed_deadlines"] = int(np.count_nonzero(late & accepted))
-            row["jobs"] = len(dbf_jobs)
-            row["non_priority_jobs"] = int(np.count_nonzero(marked))
-            row["promoted_at_submission"] = int(np.count_nonzero(classes == "promoted"))
-            row["migrated"] = int(np.count_nonzero(classes == "migrated"))
-            row["late_non_priority_promoted"] = int(np.count_nonzero(late & marked & ~accepted))
-            row["cbf_late_non_priority"] = int(np.count_nonzero(cbf_late & marked))
-            rows.append(row)
+    for reading in READINGS:
+        for label, _, paper_name, _ in WORKLOADS:
+            for case in CASES:
+                name = _run_label(label, case, reading)
+                cbf_id, dbf_id = by_key[(name, "conservative")], by_key[(name, "dbf")]
+                cbf_jobs, dbf_jobs = store.jobs(cbf_id), store.jobs(dbf_id)
+                procs = int(store.summary(cbf_id)["procs"])
+                cbf = _class_metrics(cbf_jobs, procs)
+                dbf = _class_metrics(dbf_jobs, procs)
+                marked = ~np.asarray(dbf_jobs["priority"], dtype=bool)
+                late = np.asarray(dbf_jobs["finished_at"] > dbf_jobs["deadline"])
+                classes = np.asarray(dbf_jobs["dbf_class"])
+                accepted = np.isin(classes, ["non_priority", "migrated"])
+                cbf_late = np.asarray(cbf_jobs["finished_at"] > cbf_jobs["deadline"])
+                row: dict[str, Any] = {
+                    "workload": label,
+                    "case": case,
+                    "published_as": paper_name,
+                    "reading": reading,
+                }
+                for key in ("priority_mean_wait_time", "mean_wait_time", "priority_mean_slowdown"):
+                    row[f"cbf_{key}"] = cbf[key]
+                    row[f"dbf_{key}"] = dbf[key]
+                row["cbf_mean_slowdown"] = cbf["mean_slowdown"]
+                row["dbf_mean_slowdown"] = dbf["mean_slowdown"]
+                row["missed_deadlines"] = int(np.count_nonzero(late & accepted))
+                row["jobs"] = len(dbf_jobs)
+                row["non_priority_jobs"] = int(np.count_nonzero(marked))
+                row["promoted_at_submission"] = int(np.count_nonzero(classes == "promoted"))
+                row["migrated"] = int(np.count_nonzero(classes == "migrated"))
+                row["late_non_priority_promoted"] = int(np.count_nonzero(late & marked & ~accepted))
+                row["cbf_late_non_priority"] = int(np.count_nonzero(cbf_late & marked))
+                rows.append(row)
     return rows
 
 
 def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """Tables 1 and 2 of paper 000, ours next to the published values."""
-    by = {(r["workload"], r["case"]): r for r in rows}
+    """Tables 1 and 2 of paper 000: ours (main reading) next to the published values and
+    to the sensitivity reading (plans from the trace's requested times)."""
+    by = {(r["reading"], r["workload"], r["case"]): r for r in rows}
     header = [
         "workload (paper's)",
         "metric",
@@ -131,7 +161,11 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
         "DBF(a) paper",
         "DBF(b) ours",
         "DBF(b) paper",
+        "CBF req. plans",
+        "DBF(a) req. plans",
+        "DBF(b) req. plans",
     ]
+    sensitivity = "requested_time_plans"
     tables = []
     for title, prefix, part in (
         ("Table 1: priority jobs", "priority_", "priority"),
@@ -139,9 +173,10 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
     ):
         cells = []
         for label, _, paper_name, _ in WORKLOADS:
-            if (label, "a") not in by:
+            if (MAIN_READING, label, "a") not in by:
                 continue
-            a, b = by[(label, "a")], by[(label, "b")]
+            a, b = by[(MAIN_READING, label, "a")], by[(MAIN_READING, label, "b")]
+            ra, rb = by.get((sensitivity, label, "a")), by.get((sensitivity, label, "b"))
             published = DBF_TABLES[paper_name][part]
             for metric, key, scale in (
                 ("avg_wt (h)", "mean_wait_time", HOUR),
@@ -149,6 +184,12 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
             ):
                 cbf = a[f"cbf_{prefix}{key}"] / scale
                 paper = published["wait_h" if scale == HOUR else "slowdown"]
+
+                def gain(row: dict[str, Any] | None, k: str = f"{prefix}{key}") -> str:
+                    if row is None:
+                        return "-"
+                    return fmt_pct(change(row[f"dbf_{k}"], row[f"cbf_{k}"]))
+
                 cells.append(
                     [
                         f"{label} ({paper_name})",
@@ -156,14 +197,18 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
                         fmt(cbf),
                         fmt(paper[0]),
                         fmt_pct(change(cbf, paper[0])),
-                        fmt_pct(change(a[f"dbf_{prefix}{key}"], a[f"cbf_{prefix}{key}"])),
+                        gain(a),
                         fmt_pct(paper[1]),
-                        fmt_pct(change(b[f"dbf_{prefix}{key}"], b[f"cbf_{prefix}{key}"])),
+                        gain(b),
                         fmt_pct(paper[2]),
+                        "-" if ra is None else fmt(ra[f"cbf_{prefix}{key}"] / scale),
+                        gain(ra),
+                        gain(rb),
                     ]
                 )
         tables.append((title, header, cells))
     deadline_header = [
+        "reading",
         "workload",
         "case",
         "jobs",
@@ -176,6 +221,7 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
     ]
     deadline_rows = [
         [
+            r["reading"],
             r["workload"],
             r["case"],
             str(r["jobs"]),
@@ -211,6 +257,9 @@ def reproduce_dbf(
         "Wait times in the tables are hours, as in the paper; the JSON rows give seconds.",
         "Deadline rule: submit + max(24 h | 72 h, 2 x actual run time); one job in three "
         "(the 3rd, 6th, ...) is non-priority.",
+        "Main reading (ours): plans from the run times (requested time := run time for every "
+        "job, as the paper plans with the execution time); 'req. plans': the sensitivity "
+        'reading, plans from the trace\'s requested times (JSON: "reading").',
     ]
     if quick:
         notes.append(f"--quick: the first {QUICK_JOBS} jobs of each trace only.")
@@ -218,5 +267,6 @@ def reproduce_dbf(
     result.write(out)
     from schedlab.report.reproduce import dbf_figure
 
-    result.files.append(dbf_figure(rows, out / "dbf_priority_wait.svg"))
+    main = [r for r in rows if r["reading"] == MAIN_READING]
+    result.files.append(dbf_figure(main, out / "dbf_priority_wait.svg"))
     return result
