@@ -213,6 +213,6 @@ def test_a_second_run_reuses_the_results(dbf: dict[str, Any]) -> None:
 
 
 def test_unknown_paper_is_a_clear_error(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["reproduce", "tdcs", "--out", str(tmp_path)])
+    result = CliRunner().invoke(app, ["reproduce", "papr003", "--out", str(tmp_path)])
     assert result.exit_code != 0
-    assert "dbf, dirac, hlw, pps" in str(result.exception) + result.output
+    assert "dbf, dirac, hlw, pps, tdcs" in str(result.exception) + result.output
