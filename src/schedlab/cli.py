@@ -35,6 +35,31 @@ app.add_typer(tdcs_app, name="tdcs")
 out = Console()
 err = Console(stderr=True)
 
+
+def _version(value: bool) -> None:
+    if value:
+        from schedlab import __version__
+        from schedlab.platform import profile_note
+
+        print(f"schedlab {__version__}; {profile_note()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Print the version and which availability profile runs (C or Python).",
+        ),
+    ] = False,
+) -> None:
+    """Replay job traces and workload models through batch scheduling policies."""
+
+
 WorkloadArg = Annotated[
     str,
     typer.Argument(

@@ -14,17 +14,21 @@ for jobs that may move, and recomputed only after one did.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import ClassVar, cast
 
 import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.platform import Profile
+from schedlab.platform import Profile, warn_once_if_python_profile
 from schedlab.schedulers.registry import register_policy
 
 _NAN = float("nan")
+
+
+_STALE_FACTOR = 4  # the due heap is rebuilt past this many entries per waiting job ...
+_STALE_SLACK = 64  # ... plus this many
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class ConservativeBackfilling:
         # (lists: the engine builds the view of lists, and the C profile reads them as such)
         self._req = cast(list[float], view.requested_time)
         self._procs = cast(list[int], view.procs)
+        warn_once_if_python_profile()
         self.profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
         self._waiting: list[int] = []  # reserved, not started; arrival order
         self._arrivals: list[int] = []  # submitted this instant, not yet reserved
@@ -124,6 +129,14 @@ class ConservativeBackfilling:
         """
         due = self._due
         reserved_at = self.reserved_at
+        if len(due) > _STALE_FACTOR * len(self._waiting) + _STALE_SLACK:
+            # every compression pushes the moved jobs again and the old entries wait to
+            # surface: rebuild from the valid ones (amortized O(1) per push; (start, job)
+            # entries are unique, so the pops, and the starts, are exactly the same)
+            due[:] = [
+                (reserved_at[j], j) for j in self._waiting if reserved_at[j] == reserved_at[j]
+            ]
+            heapify(due)
         out: list[Decision] = []
         while due and due[0][0] <= now:
             t, j = heappop(due)
