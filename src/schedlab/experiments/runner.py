@@ -391,6 +391,15 @@ def _worker_init(parent_pid: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    _one_blas_thread()
+
+
+def _one_blas_thread() -> None:
+    """A worker is one core's worth of work: BLAS threads (started by the small np.dot
+    calls of the metrics) would only spin against the other workers."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
