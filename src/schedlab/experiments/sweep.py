@@ -109,7 +109,6 @@ import inspect
 import itertools
 import math
 import os
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -127,6 +126,7 @@ from schedlab.schedulers.registry import (
     param_types,
     policy_class,
 )
+from schedlab.tomlfile import read_toml
 from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
 from schedlab.workload.job import MAX_PROCS, Workload
 from schedlab.workload.load import MODELS, load_workload, parse_model_spec
@@ -291,46 +291,8 @@ class Sweep:
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     """Read and expand a TOML sweep file; relative paths in it are from its folder."""
-    file = Path(path).expanduser()
-    source = os.fspath(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            "sweep file", source, f"an existing, readable .toml file ({exc.strerror})"
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("sweep file", source, f"UTF-8 text ({exc.reason})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _syntax_error(source, text, exc) from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise ConfigError(f"sweep file {source}", "(unparsable)", f"valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(
-            f"sweep file {source}", "(unparsable)", "valid TOML without deeply nested arrays"
-        ) from None
-    return parse_sweep(data, file.resolve().parent, source)
-
-
-def _syntax_error(source: str, text: str, exc: Exception) -> ConfigError:
-    """ConfigError naming the file, the line (and its text) of a TOML syntax error."""
-    message = str(exc)
-    lineno = getattr(exc, "lineno", None)  # Python >= 3.14 sets it
-    lines = text.splitlines()
-    if lineno is None:
-        found = re.search(r"line (\d+)", message)
-        if found:
-            lineno = int(found.group(1))
-        elif "end of document" in message:
-            lineno = max(len(lines), 1)
-        else:
-            return ConfigError(f"sweep file {source}", "(unparsable)", f"valid TOML: {message}")
-    line_text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-    return ConfigError(f"{source} line {lineno}", line_text, f"valid TOML: {message}")
+    data, folder, source = read_toml(path, "sweep file")
+    return parse_sweep(data, folder, source)
 
 
 def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,11 +83,12 @@ from schedlab.platform.service import (
     ServiceTime,
     Uniform,
 )
+from schedlab.tomlfile import read_toml
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+    pass
 
 if TYPE_CHECKING:
     from schedlab.grid.context import GridContext
@@ -457,37 +457,8 @@ class Platform:
 def load_platform(path: str | os.PathLike[str]) -> Platform:
     """Read a TOML platform file (module docstring); relative file names in it are from its
     folder."""
-    file = Path(path).expanduser()
-    source = os.fspath(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            "platform file", source, f"an existing, readable .toml file ({exc.strerror})"
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("platform file", source, f"UTF-8 text ({exc.reason})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = re.search(r"line (\d+)", message)
-        lines = text.splitlines()
-        if found and 0 < int(found.group(1)) <= len(lines):
-            lineno = int(found.group(1))
-            raise ConfigError(
-                f"{source} line {lineno}", lines[lineno - 1].strip(), f"valid TOML: {message}"
-            ) from None
-        raise ConfigError(
-            f"platform file {source}", "(unparsable)", f"valid TOML: {message}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise ConfigError(
-            f"platform file {source}", "(unparsable)", f"valid TOML ({exc})"
-        ) from None
-    return parse_platform(data, file.resolve().parent, source)
+    data, folder, source = read_toml(path, "platform file")
+    return parse_platform(data, folder, source)
 
 
 def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -> Platform:
