@@ -19,6 +19,9 @@ generation number makes completions of suspended or killed jobs stale.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import IntEnum
 
 
@@ -40,3 +43,17 @@ class JobState(IntEnum):
     DONE = 4
     RELEASED = 5  # (kernel) released to an actor, or handed back by Evict: not in a pool
     TRANSIT = 6  # (kernel) dispatched: travelling to a pool or within its receive delay
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a simulation loop: the loops allocate
+    millions of short-lived tuples and make no reference cycles, and the collector's passes
+    over a large heap cost up to a third of a run on 200k-job traces."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

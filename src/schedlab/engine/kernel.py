@@ -28,7 +28,6 @@ loop of `engine.simulator` gives (a test compares them on every scenario and gol
 
 from __future__ import annotations
 
-import gc
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,7 +51,7 @@ from schedlab.engine.decisions import (
     WakeAt,
 )
 from schedlab.engine.durations import RIGID, SpeedupModel
-from schedlab.engine.events import JobState
+from schedlab.engine.events import JobState, gc_paused
 from schedlab.engine.protocol import ClusterView, Policy
 from schedlab.errors import PolicyError
 from schedlab.platform.pool import PoolSpec
@@ -477,13 +476,8 @@ class Kernel:
     def run(self) -> KernelRun:
         """Simulate until nothing remains; the cyclic GC is paused meanwhile (as the
         inlined loop does: the loop makes no cycles and allocates many small tuples)."""
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return self._run()
-        finally:
-            if collecting:
-                gc.enable()
 
     def _run(self) -> KernelRun:
         clock = time.perf_counter()
