@@ -105,10 +105,16 @@ def test_a_second_store_in_the_same_process_is_refused(tmp_path: Path) -> None:
 FORKS_AND_DIES = """
 import multiprocessing, os, sys, time
 from schedlab.experiments.store import ResultStore
+def worker(ready):
+    ready.set()  # the fork hooks have run in this child by now
+    time.sleep(60)
 store = ResultStore(sys.argv[1])
 store.open_for_writing()
-child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+context = multiprocessing.get_context("fork")
+ready = context.Event()
+child = context.Process(target=worker, args=(ready,))
 child.start()
+ready.wait(30)  # a loaded machine may not have run the child yet
 print(child.pid, flush=True)
 os._exit(0)  # dies holding the lock, as if killed: no close, no unlock
 """
