@@ -15,10 +15,13 @@ from rich.console import Console
 from rich.table import Table
 
 from schedlab.errors import ConfigError, OutputError, SchedlabError, printable
-from schedlab.outputs import check_output, same_file, write_atomic
+from schedlab.notes import note as _note
+from schedlab.notes import one_line as _one_line
+from schedlab.outputs import check_output, is_stdout, same_file, write_atomic
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     help="Replay job traces and workload models through batch scheduling policies.",
     pretty_exceptions_enable=False,
@@ -28,7 +31,9 @@ app.add_typer(workload_app, name="workload")
 grid_app = typer.Typer(no_args_is_help=True, help="Grids: meta-schedulers over several clusters.")
 app.add_typer(grid_app, name="grid")
 tdcs_app = typer.Typer(
-    no_args_is_help=True, help="Paper 003: absolute priorities across clusters (dispatchers)."
+    no_args_is_help=True,
+    help="Absolute priorities across clusters (dispatchers): Baranov and Tikhomirov "
+    "(Computational Technologies 2017).",
 )
 app.add_typer(tdcs_app, name="tdcs")
 
@@ -40,8 +45,9 @@ def _version(value: bool) -> None:
     if value:
         from schedlab import __version__
         from schedlab.platform import profile_note
+        from schedlab.workload.swf import parser_note
 
-        print(f"schedlab {__version__}; {profile_note()}")
+        print(f"schedlab {__version__}; {profile_note()}; {parser_note()}")
         raise typer.Exit()
 
 
@@ -53,20 +59,52 @@ def _main(
             "--version",
             callback=_version,
             is_eager=True,
-            help="Print the version and which availability profile runs (C or Python).",
+            help="Print the version and which availability profile and SWF parser run.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="No notes, progress bars or 'wrote FILE' lines on stderr; errors and results "
+            "still show. May also be given after the command.",
         ),
     ] = False,
 ) -> None:
     """Replay job traces and workload models through batch scheduling policies."""
+    from schedlab.notes import set_quiet
+
+    set_quiet(quiet)
 
 
 WorkloadArg = Annotated[
     str,
     typer.Argument(
-        help="An .swf/.swf.gz path or a model spec such as lublin:jobs=10000,procs=256,seed=1 "
-        "(also hlw:... and mmc:..., see `schedlab workload generate --help`)"
+        help="An .swf/.swf.gz path, a Slurm sacct / PBS accounting / CSV log (found by its "
+        "content, or slurm:PATH, pbs:PATH, csv:PATH; see docs/importers.md) or a model spec "
+        "such as lublin:jobs=10000,procs=256,seed=1 (also hlw:... and mmc:..., see "
+        "`schedlab workload generate --help`)"
     ),
 ]
+ColumnsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Columns of a CSV log: KEY=COLUMN,... with KEY submit, run, procs, "
+        "requested_time, user, start, end, status, queue, partition, ... "
+        "(docs/importers.md); columns named like a KEY need not be given."
+    ),
+]
+
+
+def _columns(text: str | None) -> dict[str, str] | None:
+    """The ``--columns`` mapping, None when not given."""
+    if text is None:
+        return None
+    from schedlab.workload.importers import parse_columns
+
+    return parse_columns(text)
+
 
 BY_COLUMNS = ("user", "group", "queue", "priority")
 
@@ -74,15 +112,21 @@ _SUMMARY_LABELS = {
     "jobs": ("jobs", "{:,}"),
     "skipped": ("skipped", "{:,}"),
     "procs": ("processors", "{:,}"),
-    "makespan": ("makespan (s)", "{:,.0f}"),
+    "makespan": ("makespan", "duration"),
     "utilization": ("utilization", "{:.3f}"),
-    "mean_wait_time": ("mean wait (s)", "{:,.1f}"),
-    "max_wait_time": ("max wait (s)", "{:,.0f}"),
-    "mean_response_time": ("mean response (s)", "{:,.1f}"),
-    "mean_local_wait_time": ("mean local wait (s)", "{:,.1f}"),
-    "mean_execution_time": ("mean execution (s)", "{:,.1f}"),
+    "mean_wait_time": ("mean wait", "duration"),
+    "max_wait_time": ("max wait", "duration"),
+    "mean_response_time": ("mean response", "duration"),
+    "mean_local_wait_time": ("mean local wait", "duration"),
+    "mean_execution_time": ("mean execution", "duration"),
     "mean_slowdown": ("mean slowdown", "{:,.2f}"),
     "mean_bounded_slowdown": ("mean bounded slowdown", "{:,.2f}"),
+    "median_wait_time": ("median wait", "duration"),
+    "p90_wait_time": ("p90 wait", "duration"),
+    "p99_wait_time": ("p99 wait", "duration"),
+    "median_bounded_slowdown": ("median bounded slowdown", "{:,.2f}"),
+    "p90_bounded_slowdown": ("p90 bounded slowdown", "{:,.2f}"),
+    "p99_bounded_slowdown": ("p99 bounded slowdown", "{:,.2f}"),
     "unfairness": ("unfairness", "{:,.1f}"),
     "killed": ("killed", "{:,}"),
     "wall_time": ("simulation wall time (s)", "{:.2f}"),
@@ -94,7 +138,16 @@ _SUMMARY_LABELS = {
 
 
 def _fmt(key: str, value: Any) -> str:
+    """``value`` of summary ``key`` for a table: durations as ``2h 13m`` (--json keeps
+    seconds), counts with thousands separators."""
     fmt = _SUMMARY_LABELS.get(key, (key, "{}"))[1]
+    if fmt == "duration":
+        from schedlab.humanize import human_duration
+
+        try:
+            return human_duration(float(value))
+        except (TypeError, ValueError):
+            return str(value)
     if fmt == "{:,}" and isinstance(value, float) and value.is_integer():
         value = int(value)  # (pandas rows turn counts into floats)
     try:
@@ -136,14 +189,13 @@ def _has_deadlines(wl: Any) -> bool:
     return slack is not None and bool(np.any(~np.isnan(slack)))
 
 
-def _note(text: str) -> None:
-    """A one-line remark on stderr (never on stdout, which --json keeps clean)."""
-    sys.stderr.write(f"schedlab: note: {_one_line(text)}\n")
+def _wrote(what: str | Path) -> None:
+    """Say on stderr what was written (unless --quiet)."""
+    from schedlab.notes import is_quiet
 
-
-def _one_line(text: str) -> str:
-    """``text`` on one line, control characters shown escaped (never sent to the terminal)."""
-    return printable(" | ".join(part.strip() for part in str(text).splitlines() if part.strip()))
+    if not is_quiet():
+        target = "standard output" if is_stdout(what) else str(what)
+        err.print(f"wrote {target}", highlight=False)
 
 
 def _job_attributes(
@@ -177,9 +229,39 @@ def _job_attributes(
     return wl
 
 
+def _input_path(workload: str | None) -> str | None:
+    """The file a WORKLOAD names (``slurm:PATH`` -> PATH), for the never-onto-an-input check."""
+    if workload is None:
+        return None
+    from schedlab.workload.importers import parse_source
+
+    try:
+        return parse_source(workload).path
+    except SchedlabError:
+        return None
+
+
+def _warmup_option(warmup: str | None, skip_first: int | None) -> str | None:
+    """The warm-up cut of --warmup / --skip-first (one of them at most), checked."""
+    from schedlab.metrics.summary import warmup_jobs
+
+    if warmup is not None and skip_first is not None:
+        raise ConfigError("--warmup/--skip-first", (warmup, skip_first), "one of them")
+    cut = warmup if warmup is not None else None if skip_first is None else str(skip_first)
+    if cut is not None:
+        option = "--warmup" if warmup is not None else "--skip-first"
+        try:
+            warmup_jobs(cut, 0)  # syntax and range only: the job count is not known yet
+        except ConfigError:
+            raise ConfigError(option, cut, "N jobs (N >= 0) or X% (0 <= X < 100)") from None
+    return cut
+
+
 def _progress_callback(enabled: bool, total: int) -> Any:
-    """A rich progress bar on stderr for long runs, only on a terminal."""
-    if not enabled or not sys.stderr.isatty():
+    """A rich progress bar on stderr for long runs, only on a terminal (not with --quiet)."""
+    from schedlab.notes import is_quiet
+
+    if not enabled or is_quiet() or not sys.stderr.isatty():
         return None, None
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -208,6 +290,7 @@ def run(
     procs: Annotated[
         int | None, typer.Option(help="Machine size; default: the trace's MaxProcs.")
     ] = None,
+    columns: ColumnsOpt = None,
     load_factor: Annotated[float, typer.Option(help="Scale the load: submit times x 1/F.")] = 1.0,
     kill_on_overrun: Annotated[
         bool, typer.Option(help="Kill jobs at their requested time.")
@@ -253,11 +336,40 @@ def run(
             "still run them at their size."
         ),
     ] = None,
+    warmup: Annotated[
+        str | None,
+        typer.Option(
+            help="Leave the first jobs out of the metrics (still simulated): N jobs or X% of "
+            "them, e.g. 10%."
+        ),
+    ] = None,
+    skip_first: Annotated[
+        int | None, typer.Option(help="Leave the first N jobs out of the metrics (= --warmup N).")
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="Draw the run: utilization, queue length, wait CDF and a Gantt chart "
+            "(.html page, or one .png/.svg/.pdf image)."
+        ),
+    ] = None,
+    plot_window: Annotated[
+        str | None,
+        typer.Option(
+            help="Gantt window of --plot, START:END in s or with a unit (e.g. 2d:3d); "
+            "default: the busiest 2 days."
+        ),
+    ] = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Replace existing --jobs-out/--timeseries-out files.")
+        bool,
+        typer.Option("--force", help="Replace existing --jobs-out/--timeseries-out/--plot files."),
     ] = False,
 ) -> None:
-    """Replay WORKLOAD through one policy and report the metrics."""
+    """Replay WORKLOAD through one policy and report the metrics.
+
+    Tables show durations as 2h 13m; --json gives seconds. --jobs-out - writes the per-job
+    CSV to standard output (the summary table then goes to stderr).
+    """
     import time
 
     from schedlab.schedulers.registry import make_policy
@@ -268,16 +380,34 @@ def run(
     params = _parse_params(param)
     # fail fast, before a long read and simulation, on anything we can check now
     make_policy(policy, **params)
-    inputs = [workload, deadlines]
+    inputs = [workload, _input_path(workload), deadlines]
     for option, path in (("--jobs-out", jobs_out), ("--timeseries-out", timeseries_out)):
         if path is not None:
             check_table_path(path, option=option)
             check_output(path, option=option, force=force, inputs=inputs)
     if jobs_out is not None and timeseries_out is not None and same_file(jobs_out, timeseries_out):
         raise OutputError("--timeseries-out", str(timeseries_out), "is also --jobs-out")
+    to_stdout = [
+        o
+        for o, p in (("--jobs-out", jobs_out), ("--timeseries-out", timeseries_out))
+        if is_stdout(p)
+    ]
+    if to_stdout and as_json:
+        raise OutputError(to_stdout[0], "-", "standard output already carries --json")
+    plot_gantt = None
+    if plot is not None:
+        from schedlab.report.single import check_plot_path, parse_window
+
+        check_plot_path(plot, option="--plot")
+        check_output(plot, option="--plot", force=force, inputs=inputs)
+        if plot_window is not None:
+            plot_gantt = parse_window(plot_window, option="--plot-window")
+    elif plot_window is not None:
+        raise ConfigError("--plot-window", plot_window, "only with --plot FILE")
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
-    wl = load_workload(workload, max_procs=procs)
+    cut = _warmup_option(warmup, skip_first)
+    wl = load_workload(workload, max_procs=procs, columns=_columns(columns))
     wl = _job_attributes(wl, estimates, non_priority, deadlines)
     if moldable is not None:
         from schedlab.workload.transforms import make_moldable
@@ -294,6 +424,10 @@ def run(
             "dbf: no job has a deadline (give --non-priority or --deadlines), so every job is "
             "a priority job and DBF is exactly conservative backfilling here"
         )
+    if cut is not None:
+        from schedlab.metrics.summary import warmup_jobs
+
+        warmup_jobs(cut, len(wl))  # a cut of every job fails now, not after simulating
     bar, update = _progress_callback(not as_json, len(wl))
     if bar is not None:
         bar.start()
@@ -304,7 +438,7 @@ def run(
             load_factor=load_factor,
             kill_on_overrun=kill_on_overrun,
             check=check,
-            timeseries=timeseries_out is not None,
+            timeseries=timeseries_out is not None or plot is not None,
             progress=update,
             **params,
         )
@@ -315,23 +449,41 @@ def run(
         result.write_jobs(jobs_out)
     if timeseries_out is not None and result.timeseries is not None:
         write_table(result.timeseries, timeseries_out)
-    summary = result.summary()
+    if plot is not None:
+        from schedlab.report.single import plot as plot_run
+
+        plot_run(result, plot, window=plot_gantt)
+    summary = result.summary(warmup=cut or 0)
+    if cut:
+        summary["warmup_jobs"] = len(wl) - summary["jobs"]
+    skipped_by = {reason: n for reason, n in wl.skipped.items() if n}
     if as_json:
+        summary["skipped_by_reason"] = skipped_by
         if by is not None:
-            summary[f"by_{by}"] = result.by(by).to_dict(orient="records")
+            summary[f"by_{by}"] = result.by(by, warmup=cut or 0).to_dict(orient="records")
         summary["total_wall_time"] = time.perf_counter() - clock
         print(json.dumps(summary))
         return
-    table = Table(title=f"{policy} on {wl.source}", show_header=False)
+    shown = err if to_stdout else out  # stdout carries the per-job table
+    title = f"{policy} on {wl.source}"
+    if cut:
+        title += f" (first {summary['warmup_jobs']:,} jobs left out of the metrics)"
+    table = Table(title=title, show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in summary.items():
-        table.add_row(_SUMMARY_LABELS.get(key, (key,))[0], _fmt(key, value))
-    out.print(table)
+        if key != "warmup_jobs":
+            table.add_row(_SUMMARY_LABELS.get(key, (key,))[0], _fmt(key, value))
+        if key == "skipped":
+            for reason, count in skipped_by.items():
+                table.add_row(f"  skipped: {reason}", f"{count:,}")
+    shown.print(table)
     if by is not None:
-        _print_frame(result.by(by), title=f"per {by}")
-    if jobs_out is not None:
-        out.print(f"per-job table written to {jobs_out}")
+        _print_frame(result.by(by, warmup=cut or 0), title=f"per {by}", console=shown)
+    if jobs_out is not None and not is_stdout(jobs_out):
+        _wrote(f"per-job table to {jobs_out}")
+    if plot is not None:
+        _wrote(f"plot to {plot}")
 
 
 _CLASS_COLUMNS = (
@@ -356,7 +508,11 @@ _GRID_GROUP_COLUMNS = (
 
 
 def _print_frame(
-    frame: Any, title: str, limit: int = 40, wanted: tuple[str, ...] = _CLASS_COLUMNS
+    frame: Any,
+    title: str,
+    limit: int = 40,
+    wanted: tuple[str, ...] = _CLASS_COLUMNS,
+    console: Console = out,
 ) -> None:
     """Per-class metrics as a table of the columns that fit a terminal."""
     key = frame.columns[0]
@@ -369,9 +525,9 @@ def _print_frame(
         value = row[key]
         label = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
         table.add_row(label, *(_fmt(c, row[c]) for c in columns))
-    out.print(table)
+    console.print(table)
     if len(frame) > limit:
-        out.print(f"... {len(frame) - limit} more rows (all of them with --json)")
+        console.print(f"... {len(frame) - limit} more rows (all of them with --json)")
 
 
 @app.command()
@@ -392,6 +548,44 @@ def policies() -> None:
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         table.add_row(name, params, doc)
     out.print(table)
+
+
+@app.command()
+def example(
+    name: Annotated[
+        str | None,
+        typer.Argument(help="The example to print (without a name: list them)."),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write it to a file (- = stdout).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing output file.")
+    ] = False,
+) -> None:
+    """Print an example sweep or platform file shipped with schedlab.
+
+    `schedlab example sweep > sweep.toml` then `schedlab sweep sweep.toml --dry-run`. Paths
+    inside an example are relative to the file you save it as; `quick-sweep` needs none.
+    """
+    from schedlab.examples_files import example_names, example_text
+
+    if name is None:
+        table = Table(title="examples (schedlab example NAME > NAME.toml)")
+        table.add_column("name")
+        table.add_column("what it is")
+        for item in example_names():
+            first = example_text(item).splitlines()[0].lstrip("# ").strip()
+            table.add_row(item, first)
+        out.print(table)
+        return
+    text = example_text(name)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    check_output(output, option="--output", force=force)
+    write_atomic(output, text.encode("utf-8"))
+    _wrote(output)
 
 
 @app.command()
@@ -456,7 +650,9 @@ class _RunsBar:
     """A progress bar of sweep runs on stderr (or nothing when disabled)."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+        from schedlab.notes import is_quiet
+
+        self.enabled = enabled and not is_quiet()
         self._bar: Any = None
         self._task: Any = None
 
@@ -642,18 +838,19 @@ def results(
         batch_size=batch_size,
         confidence=confidence,
     )
+    shown = err if any(is_stdout(p) for p in given) else out  # stdout carries the export
     for rich_table in table.rich_tables():
-        out.print(rich_table)
+        shown.print(rich_table)
     failed = len(store.failed_ids() - store.done_ids())
     if failed:
-        out.print(f"{failed} failed run(s): see `schedlab results {directory} --json`")
+        shown.print(f"{failed} failed run(s): see `schedlab results {directory} --json`")
     for path, text in ((markdown, table.to_markdown), (latex, table.to_latex)):
         if path is not None:
             write_atomic(path, text().encode())
-            err.print(f"wrote {path}")
+            _wrote(path)
     if csv is not None:
         table.to_csv(csv)
-        err.print(f"wrote {csv}")
+        _wrote(csv)
 
 
 @app.command()
@@ -694,7 +891,7 @@ def report(
             )
         window = (gantt_start, gantt_end)
     path = write_report(directory, output, gantt_run=gantt_run, gantt_window=window)
-    err.print(f"wrote {path}")
+    _wrote(path)
 
 
 @app.command()
@@ -702,8 +899,9 @@ def reproduce(
     paper: Annotated[
         str,
         typer.Argument(
-            help="Which paper: dbf (paper 000), pps (paper 002), hlw (004), dirac (001) or "
-            "tdcs (003)."
+            help="Which paper: dbf (N'Takpé and Suter, ComPAS 2016), pps (Zhang and Pan, "
+            "PPS), hlw (Lanore and Klein, ComPAS 2013), dirac (Caron et al., LIP "
+            "RR-2005-13) or tdcs (Baranov and Tikhomirov, Computational Technologies 2017)."
         ),
     ],
     quick: Annotated[
@@ -720,7 +918,9 @@ def reproduce(
     traces: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of the PWA traces (default: $SCHEDLAB_TRACES, ../shared/workloads)."
+            help="Folder of the traces downloaded from the Parallel Workloads Archive "
+            "(default: $SCHEDLAB_TRACES, else workloads/ in the parent's shared/, in shared/ "
+            "or here)."
         ),
     ] = None,
     workers: Annotated[
@@ -874,7 +1074,10 @@ def validate(
                 "yes" if r.passed else ("no" if 0.3 <= r.load <= 0.9 else "(info)"),
             )
         out.print(table)
-        paper_table = Table(title="paper 001's protocol: 16 runs x 1000 jobs from empty, M/M/4")
+        paper_table = Table(
+            title="the protocol of Caron et al. (LIP RR-2005-13): M/M/4, 16 runs x 1000 jobs "
+            "from empty"
+        )
         for col in ("load", "simulated (95 % CI)", "Erlang C", "error"):
             paper_table.add_column(col, justify="right")
         if expectation:
@@ -922,8 +1125,8 @@ def grid_workload(
     generator: dict[str, Any],
     seed: int,
 ) -> Any:
-    """The grid workload of a run: paper 001's generator on the platform (``workload``
-    None), or an SWF trace replayed as a global or local stream."""
+    """The grid workload of a run: the generator of Caron et al. (LIP RR-2005-13) on the
+    platform (``workload`` None), or an SWF trace replayed as a global or local stream."""
     if workload is None:
         from schedlab.workload.models.grid import generate_grid
 
@@ -932,9 +1135,9 @@ def grid_workload(
         except TypeError as exc:
             raise ConfigError("--generator", generator, f"the generator's keys ({exc})") from None
     from schedlab.grid.workload import GridWorkload
-    from schedlab.workload.swf import read_swf
+    from schedlab.workload.importers import read_trace
 
-    return GridWorkload.from_swf(read_swf(workload), platform, mode)
+    return GridWorkload.from_swf(read_trace(workload, on_note=_note), platform, mode)
 
 
 @grid_app.command("run")
@@ -961,7 +1164,10 @@ def grid_run(
     ] = [],  # noqa: B006
     workload: Annotated[
         str | None,
-        typer.Option(help="An SWF grid trace (e.g. LCG-2005); default: paper 001's generator."),
+        typer.Option(
+            help="An SWF grid trace (e.g. LCG-2005); default: the generator of Caron et al. "
+            "(LIP RR-2005-13)."
+        ),
     ] = None,
     mode: Annotated[
         str, typer.Option(help="A trace's jobs: global (to the meta-scheduler) or local.")
@@ -991,7 +1197,8 @@ def grid_run(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Simulate a grid: a meta-scheduler over the platform's clusters (paper 001)."""
+    """Simulate a grid: a meta-scheduler over the platform's clusters (Caron et al., LIP
+    RR-2005-13)."""
     from schedlab.grid.registry import make_meta_scheduler
     from schedlab.grid.run import run_grid
     from schedlab.simulation import check_table_path
@@ -1004,7 +1211,7 @@ def grid_run(
 
     if by is not None and by not in GROUP_KEYS:
         raise ConfigError("--by", by, ", ".join(GROUP_KEYS))
-    inputs = [workload, platform_file]
+    inputs = [workload, _input_path(workload), platform_file]
     for path, option in ((jobs_out, "--jobs-out"), (timeseries_out, "--timeseries-out")):
         if path is not None:
             check_table_path(path, option=option)
@@ -1017,9 +1224,9 @@ def grid_run(
         platform = load_platform(platform_file)
     elif workload is not None:
         from schedlab.grid.workload import derive_platform
-        from schedlab.workload.swf import read_swf
+        from schedlab.workload.importers import read_trace
 
-        platform = derive_platform(read_swf(workload))
+        platform = derive_platform(read_trace(workload))
     else:
         raise ConfigError("PLATFORM", None, "a platform file, or --workload TRACE to derive one")
     wl = grid_workload(platform, workload, mode, _parse_items("--generator", generator or ""), seed)
@@ -1046,9 +1253,10 @@ def grid_run(
         else:
             text = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
         table.add_row(label if isinstance(label, str) else key, text)
-    out.print(table)
+    shown = err if is_stdout(jobs_out) or is_stdout(timeseries_out) else out
+    shown.print(table)
     if groups is not None:
-        _print_frame(groups, f"per {by}", wanted=_GRID_GROUP_COLUMNS)
+        _print_frame(groups, f"per {by}", wanted=_GRID_GROUP_COLUMNS, console=shown)
 
 
 @grid_app.command("meta")
@@ -1074,13 +1282,20 @@ def grid_meta() -> None:
 def workload_info(
     workload: WorkloadArg,
     procs: Annotated[int | None, typer.Option(help="Machine size override.")] = None,
+    columns: ColumnsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """Size, span, load and skipped jobs of a workload."""
+    """Size, span, load, partitions and skipped jobs of a workload.
+
+    A trace of several partitions (SWF field 16) gets a table of them: jobs, share of the
+    work, peak of processors in use and offered load on that peak; offered loads above 1
+    are warned about.
+    """
     from schedlab.workload.info import describe
     from schedlab.workload.load import load_workload
 
-    info = describe(load_workload(workload, max_procs=procs))
+    wl = load_workload(workload, max_procs=procs, columns=_columns(columns), note_partitions=False)
+    info = describe(wl)
     if as_json:
         print(json.dumps(info))
         return
@@ -1088,7 +1303,7 @@ def workload_info(
     table.add_column("key")
     table.add_column("value", justify="right")
     for key, value in info.items():
-        if key in ("source", "skipped_by_reason", "header"):
+        if key in ("source", "skipped_by_reason", "header", "partitions", "warnings"):
             continue
         if isinstance(value, bool):
             value = "yes" if value else "no"
@@ -1102,6 +1317,35 @@ def workload_info(
         )
     for reason, count in info["skipped_by_reason"].items():
         table.add_row(f"skipped: {reason}", f"{count:,}")
+    out.print(table)
+    _print_partitions(info["partitions"])
+    for warning in info["warnings"]:
+        out.print(f"warning: {printable(warning)}", highlight=False)
+
+
+def _print_partitions(rows: list[dict[str, Any]], limit: int = 40) -> None:
+    """The partitions table of `workload info` (the most jobs first), when there are any."""
+    if not rows or (len(rows) == 1 and rows[0]["partition"] < 0):
+        return
+    shown = sorted(rows, key=lambda r: (-r["jobs"], r["partition"]))[:limit]
+    table = Table(title=f"{len(rows)} partitions (SWF field 16)")
+    for col in ("partition", "name", "jobs", "work share", "peak procs in use", "offered load"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for r in shown:
+        table.add_row(
+            str(r["partition"]) if r["partition"] >= 0 else "-",
+            printable(r["name"]),
+            f"{r['jobs']:,}",
+            f"{r['work_share']:.1%}",
+            f"{r['peak_procs']:,}" + ("" if r["waits_known"] else "*"),
+            f"{r['offered_load']:.3f}",
+        )
+    notes = []
+    if not all(r["waits_known"] for r in shown):
+        notes.append("* jobs without a wait time counted from their submit")
+    if len(rows) > limit:
+        notes.append(f"the {limit} with the most jobs; --json lists all {len(rows)}")
+    table.caption = "; ".join(notes) or None
     out.print(table)
 
 
@@ -1130,7 +1374,7 @@ def workload_generate(
     check_output(output, option="--output", force=force)
     wl = load_workload(spec)
     write_swf(wl, output)
-    err.print(f"wrote {len(wl):,} jobs to {output}")
+    _wrote(f"{len(wl):,} jobs to {'standard output' if is_stdout(output) else output}")
 
 
 @workload_app.command("convert")
@@ -1138,6 +1382,7 @@ def workload_convert(
     source: WorkloadArg,
     output: Annotated[Path, typer.Argument(help="Output .swf or .swf.gz")],
     procs: Annotated[int | None, typer.Option(help="Machine size override.")] = None,
+    columns: ColumnsOpt = None,
     load_factor: Annotated[float, typer.Option(help="Scale the load: submit times x 1/F.")] = 1.0,
     drop_status: Annotated[
         str | None, typer.Option(help="Drop jobs with these SWF statuses, e.g. 0,5.")
@@ -1157,18 +1402,21 @@ def workload_convert(
 ) -> None:
     """Transform a workload (clean, cut, rescale, add estimates) and write it as SWF.
 
-    The output's fields are integers (fractional values are rounded: submit times down,
-    durations up), its MaxJobs/MaxRecords count the jobs written, and a `; schedlab:` header
-    line records what was applied. OUTPUT is never the input; an existing OUTPUT needs --force.
+    Also turns a Slurm, PBS or CSV log into SWF (docs/importers.md). The output's fields
+    are integers (fractional values are rounded: submit times down, durations up), its
+    MaxJobs/MaxRecords count the jobs written, and a `; schedlab:` header line records what
+    was applied. OUTPUT is never the input; an existing OUTPUT needs --force.
     """
     from schedlab.simulation import require_jobs
     from schedlab.workload import transforms
     from schedlab.workload.export import for_swf
+    from schedlab.workload.importers import parse_source
     from schedlab.workload.load import load_workload
     from schedlab.workload.swf import write_swf
 
-    check_output(output, option="OUTPUT", force=force, inputs=[source])
-    wl = load_workload(source, max_procs=procs)
+    path = parse_source(source).path  # the file, without a slurm:/pbs:/csv: prefix
+    check_output(output, option="OUTPUT", force=force, inputs=[path])
+    wl = load_workload(source, max_procs=procs, columns=_columns(columns), note_partitions=False)
     applied: list[str] = []
     if procs is not None:
         applied.append(f"machine size set to {procs}")
@@ -1194,9 +1442,9 @@ def workload_convert(
     if estimates is not None:
         applied.append(f"Tsafrir estimates added where missing ({estimates})")
     require_jobs(wl)
-    wl = for_swf(wl, source=Path(source).name, applied=applied)
+    wl = for_swf(wl, source=Path(path).name, applied=applied)
     write_swf(wl, output)
-    err.print(f"wrote {len(wl):,} jobs to {output}")
+    _wrote(f"{len(wl):,} jobs to {'standard output' if is_stdout(output) else output}")
 
 
 @tdcs_app.command("run")
@@ -1244,7 +1492,8 @@ def tdcs_run(
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --jobs-out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Simulate paper 003's system: a dispatcher over clusters with priority managers."""
+    """Simulate the system of Baranov and Tikhomirov (Computational Technologies 2017): a
+    dispatcher over clusters with priority managers."""
     from schedlab.simulation import check_table_path
     from schedlab.tdcs.run import run_tdcs
     from schedlab.tdcs.workload import TdcsWorkload, generate_tdcs
@@ -1263,10 +1512,13 @@ def tdcs_run(
     if workload is None:
         wl = generate_tdcs(platform, hours=hours, load=load, seed=seed)
     else:
-        from schedlab.workload.swf import read_swf
+        from schedlab.workload.importers import read_trace
 
         wl = TdcsWorkload.from_swf(
-            read_swf(workload), platform, priority_from=priority_from, origin=origin
+            read_trace(workload, on_note=_note),
+            platform,
+            priority_from=priority_from,
+            origin=origin,
         )
     params: dict[str, Any] = {}
     if horizon is not None:
@@ -1294,9 +1546,22 @@ def tdcs_run(
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in summary.items():
-        text = f"{value:,.1f}" if isinstance(value, float) else str(value)
-        table.add_row(key.replace("_", " "), text)
-    out.print(table)
+        if key in _SUMMARY_LABELS:
+            table.add_row(_SUMMARY_LABELS[key][0], _fmt(key, value))
+        else:
+            text = f"{value:,.1f}" if isinstance(value, float) else str(value)
+            table.add_row(key.replace("_", " "), text)
+    (err if is_stdout(jobs_out) else out).print(table)
+
+
+def _quiet_first(args: list[str]) -> list[str]:
+    """``--quiet``/``-q`` anywhere (before a ``--``) moved to the front, where the main
+    callback reads it: ``schedlab run X --quiet`` works as ``schedlab --quiet run X``."""
+    stop = args.index("--") if "--" in args else len(args)
+    quiet = [a for a in args[:stop] if a in ("--quiet", "-q")]
+    if not quiet:
+        return args
+    return ["--quiet", *(a for a in args[:stop] if a not in ("--quiet", "-q")), *args[stop:]]
 
 
 def main() -> None:
@@ -1305,7 +1570,7 @@ def main() -> None:
     Usage errors (unknown option, bad value) are click's own: a usage line, exit code 2.
     """
     try:
-        app()
+        app(args=_quiet_first(sys.argv[1:]), prog_name="schedlab")
     except SchedlabError as exc:
         # plain text: rich would read `file.swf:100:` as an emoji shortcode
         sys.stderr.write(f"schedlab: error: {_one_line(str(exc))}\n")

@@ -6,11 +6,17 @@ time-series tables, reports, exported tables) goes through `check_output` before
 and through `atomic_output` when written: the content goes to a temporary file in the same
 folder, renamed over the target only once complete, so an interrupted write leaves the old
 file (or nothing), never a truncated one.
+
+``-`` as a path means standard output (the Unix convention): the content is written whole to
+stdout once complete, in the format a path without suffix would get (CSV for tables, plain
+SWF, HTML for reports).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -18,10 +24,17 @@ from pathlib import Path
 
 from schedlab.errors import OutputError
 
-__all__ = ["atomic_output", "check_output", "same_file", "write_atomic"]
+__all__ = ["STDOUT", "atomic_output", "check_output", "is_stdout", "same_file", "write_atomic"]
+
+STDOUT = "-"  # the path that means standard output
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # (read once: the only portable way to know it)
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """True when ``path`` is ``-``: write to standard output."""
+    return path is not None and os.fspath(path) == STDOUT
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -46,7 +59,10 @@ def check_output(
 
     ``inputs`` may hold model specs or None (ignored): only existing files are compared.
     Writing onto an input is refused even with ``force``: the input would be lost.
+    ``-`` (standard output) is always accepted.
     """
+    if is_stdout(path):
+        return Path(STDOUT)
     target = Path(path).expanduser()
     for source in inputs:
         if source is None:
@@ -69,8 +85,13 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; renamed onto ``path`` on success.
 
     The temporary name keeps the suffix (writers that pick a format by suffix still work).
-    On any error the temporary file is removed and ``path`` is left as it was.
+    On any error the temporary file is removed and ``path`` is left as it was. For ``-`` the
+    complete content is copied to standard output instead of renamed.
     """
+    if is_stdout(path):
+        with _stdout_output() as piped:
+            yield piped
+        return
     target = Path(path)
     fd, tmp = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=f".tmp{''.join(target.suffixes)}"
@@ -85,8 +106,28 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
+@contextmanager
+def _stdout_output() -> Iterator[Path]:
+    """A temporary file whose complete content goes to stdout (nothing on an error)."""
+    fd, tmp = tempfile.mkstemp(prefix="schedlab-stdout.")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        sys.stdout.flush()
+        with open(tmp, "rb") as fh:
+            shutil.copyfileobj(fh, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename (see the module)."""
+    if is_stdout(path):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
     with atomic_output(path) as tmp, open(tmp, "wb") as fh:
         fh.write(data)
         if fsync:

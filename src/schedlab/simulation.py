@@ -1,8 +1,8 @@
 """The public entry point: ``simulate(workload, policy="easy", **params)``.
 
-It prepares a workload (load factor, kill_on_overrun convention of SPEC 1), runs the engine
+It prepares a workload (load factor, kill_on_overrun convention of docs/model.md), runs the engine
 with the named policy and returns a ``SimulationResult`` whose ``.jobs`` is the per-job
-table of DESIGN.md section 4 and ``.summary()`` the aggregate metrics.
+table (docs/model.md, "Metrics") and ``.summary()`` the aggregate metrics.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
 from schedlab.engine.protocol import Policy
 from schedlab.engine.simulator import RawRun, Simulator
 from schedlab.errors import ConfigError, WorkloadError
-from schedlab.metrics.summary import per_class, summarize
+from schedlab.metrics.summary import per_class, per_job_metrics, summarize, warmup_jobs
 from schedlab.metrics.timeseries import TimeSeriesObserver
-from schedlab.outputs import atomic_output
+from schedlab.outputs import atomic_output, is_stdout
 from schedlab.platform.pool import PoolSpec
 from schedlab.schedulers.registry import make_policy
 from schedlab.workload.dependencies import Dependencies, dependencies
@@ -113,23 +113,47 @@ class SimulationResult:
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
-        """Per-job table, one row per simulated job, in submit order (DESIGN.md 4)."""
+        """Per-job table, one row per simulated job, in submit order (DESIGN.md 4), with the
+        per-job ``response_time``, ``slowdown`` and ``bounded_slowdown`` after ``wait_time``
+        (derived here only: sweeps store `columns`, from which they follow)."""
         import pandas as pd
 
-        return pd.DataFrame(self.columns)
+        columns = dict(self.columns)
+        derived = per_job_metrics(columns)
+        ordered: dict[str, np.ndarray] = {}
+        for name, values in columns.items():
+            ordered[name] = values
+            if name == "run_time":
+                ordered.update(derived)
+        return pd.DataFrame(ordered)
 
-    def summary(self) -> dict[str, Any]:
-        """The summary keys of DESIGN.md section 4 (``wall_time`` = simulation seconds)."""
+    def measured(self, warmup: int | str = 0) -> dict[str, np.ndarray]:
+        """`columns` without the first jobs a warm-up cut drops (``N`` jobs or ``"X%"``)."""
+        cut = warmup_jobs(warmup, len(self.workload))
+        if cut == 0:
+            return self.columns
+        return {name: values[cut:] for name, values in self.columns.items()}
+
+    def summary(self, warmup: int | str = 0) -> dict[str, Any]:
+        """The summary keys of DESIGN.md section 4 (``wall_time`` = simulation seconds).
+
+        ``warmup``: leave the first jobs (in submit order) out of the metrics, ``N`` jobs or
+        ``"X%"`` of them; they are still simulated, so the rest sees a machine already busy.
+        ``jobs`` then counts the measured jobs only.
+        """
         return summarize(
-            self.columns,
+            self.measured(warmup),
             procs=self.procs,
             skipped=self.workload.total_skipped,
             wall_time=self.wall_time,
         )
 
-    def by(self, column: str) -> pd.DataFrame:
-        """Aggregates per class: ``by("user")``, ``by("queue")``, ..."""
-        return per_class(self.jobs, column, procs=self.procs)
+    def by(self, column: str, warmup: int | str = 0) -> pd.DataFrame:
+        """Aggregates per class: ``by("user")``, ``by("queue")``, ... (``warmup`` as in
+        `summary`)."""
+        jobs = self.jobs
+        cut = warmup_jobs(warmup, len(jobs))
+        return per_class(jobs.iloc[cut:], column, procs=self.procs)
 
     def write_jobs(self, path: str | Path) -> None:
         """Per-job table to CSV or Parquet, chosen by the extension."""
@@ -153,8 +177,11 @@ TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
 def check_table_path(path: str | Path, option: str = "path") -> Path:
-    """A path a per-job table can be written to: known extension, existing folder."""
+    """A path a per-job table can be written to: known extension, existing folder (or ``-``,
+    standard output, as CSV)."""
     p = Path(path)
+    if is_stdout(path):
+        return p
     if p.suffix.lower() not in TABLE_SUFFIXES:
         raise ConfigError(option, str(path), ["FILE.csv", "FILE.parquet"])
     if not p.parent.is_dir():
@@ -166,7 +193,7 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> None:
     """Write ``frame`` as .csv or .parquet (chosen by the extension), whole or not at all."""
     p = check_table_path(path)
     with atomic_output(p) as tmp:
-        if p.suffix.lower() == ".csv":
+        if is_stdout(p) or p.suffix.lower() == ".csv":
             frame.to_csv(tmp, index=False)
         else:
             frame.to_parquet(tmp, index=False)
@@ -305,8 +332,8 @@ def simulate(
         raise ConfigError(
             "engine",
             engine,
-            "general or auto: moldable jobs, dependants, a clairvoyant policy or paper 003's "
-            "preemption need the kernel",
+            "general or auto: moldable jobs, dependants, a clairvoyant policy or the preemption "
+            "of Baranov and Tikhomirov (Computational Technologies 2017) need the kernel",
         )
     observers: list[Any] = []
     series = TimeSeriesObserver() if timeseries else None

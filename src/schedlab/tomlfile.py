@@ -22,7 +22,9 @@ __all__ = ["read_toml"]
 def read_toml(path: str | os.PathLike[str], what: str) -> tuple[dict[str, Any], Path, str]:
     """The parsed table of the TOML file at ``path``, its folder (for relative names in it)
     and its name as the user gave it. ``what`` ("sweep file", "platform file") names the
-    kind of file in the errors."""
+    kind of file in the errors. The folder is where the path names the file, a symbolic link
+    not followed: ``examples/sweep.toml`` (a link into the package) reads its traces from
+    beside ``examples/``."""
     file = Path(path).expanduser()
     source = os.fspath(path)
     try:
@@ -45,7 +47,7 @@ def read_toml(path: str | os.PathLike[str], what: str) -> tuple[dict[str, Any], 
         raise ConfigError(
             f"{what} {source}", "(unparsable)", "valid TOML without deeply nested arrays"
         ) from None
-    return data, file.resolve().parent, source
+    return data, Path(os.path.abspath(file)).parent, source
 
 
 def _syntax_error(what: str, source: str, text: str, exc: Exception) -> ConfigError:

@@ -44,6 +44,25 @@ def test_execute_run_returns_results_and_never_raises() -> None:
     assert not bad.ok and "nope" in (bad.error or "") and "fcfs" in (bad.error or "")
 
 
+def test_a_rebuilt_time_series_equals_the_recorded_one(tmp_path: Path) -> None:
+    """The series a sweep no longer stores (non-preempting policies) is rebuilt from the
+    jobs exactly as the simulation records it; pps, which suspends, still stores its own."""
+    from schedlab import simulate
+    from schedlab.workload.load import load_workload
+
+    runs = [r for r in _runs() if r.policy == "easy"][:1]
+    pps = RunConfig.from_dict({**runs[0].to_dict(), "policy": "pps"})
+    with ResultStore(tmp_path) as store:
+        run_sweep([*runs, pps], store, workers=1)
+    store = ResultStore(tmp_path)
+    rebuilt = store.timeseries(runs[0].run_id)
+    recorded = simulate(load_workload(runs[0].workload), "easy", timeseries=True).timeseries
+    for column in ("time", "queued", "running", "busy_procs"):
+        assert rebuilt[column].tolist() == recorded[column].tolist()
+    assert (tmp_path / "runs" / pps.run_id / "timeseries.parquet").is_file()
+    assert len(store.timeseries(pps.run_id)) > 0
+
+
 def test_sweep_writes_every_run_and_a_catalog(tmp_path: Path) -> None:
     """Each run gets a complete folder; the catalog has one row per run with its metrics."""
     runs = _runs()
@@ -53,13 +72,10 @@ def test_sweep_writes_every_run_and_a_catalog(tmp_path: Path) -> None:
     for run in runs:
         folder = tmp_path / "runs" / run.run_id
         names = sorted(p.name for p in folder.iterdir())
-        assert names == [
-            "config.json",
-            "jobs.parquet",
-            "meta.json",
-            "summary.json",
-            "timeseries.parquet",
-        ]
+        # fcfs/easy/conservative never suspend a job: their time series is rebuilt from the
+        # per-job table when read, not stored (pps records it: test below)
+        assert names == ["config.json", "jobs.parquet", "meta.json", "summary.json"]
+        assert json.loads((folder / "meta.json").read_text())["timeseries_recorded"] is False
         assert json.loads((folder / "config.json").read_text())["policy"] == run.policy
     catalog = ResultStore(tmp_path).catalog()
     assert sorted(catalog["run_id"]) == sorted(r.run_id for r in runs)
@@ -160,8 +176,10 @@ def _cut_in_half(path: Path) -> None:
     path.write_bytes(data[: len(data) // 2])
 
 
-def _two_runs(root: Path) -> list[RunConfig]:
+def _two_runs(root: Path, policy: str | None = None) -> list[RunConfig]:
     runs = _runs()[:2]
+    if policy is not None:
+        runs = [RunConfig.from_dict({**r.to_dict(), "policy": policy}) for r in runs]
     with ResultStore(root) as store:
         run_sweep(runs, store, workers=1)
     return runs
@@ -189,8 +207,9 @@ def test_truncated_run_file_names_the_run_and_the_repair(tmp_path: Path, name: s
 
 @pytest.mark.parametrize("table", ["jobs", "timeseries"])
 def test_damaged_or_missing_table_names_the_run(tmp_path: Path, table: str) -> None:
-    """A truncated or missing Parquet table of a run gives the same clear error."""
-    runs = _two_runs(tmp_path)
+    """A truncated or missing Parquet table of a run gives the same clear error (pps: a
+    policy that suspends jobs, whose time series is stored)."""
+    runs = _two_runs(tmp_path, "pps" if table == "timeseries" else None)
     damaged = runs[0].run_id
     path = tmp_path / "runs" / damaged / f"{table}.parquet"
     read = getattr(ResultStore(tmp_path), table)

@@ -154,7 +154,7 @@ def test_simulate_takes_the_kernel_for_the_new_modes() -> None:
     assert jobs["finished_at"].tolist() == [100, 110, 100]
     assert jobs["killed"].tolist() == [False, False, True]
     assert jobs["lost_work"].tolist() == [0, 0, 2 * 98]
-    with pytest.raises(ConfigError, match="paper 003"):
+    with pytest.raises(ConfigError, match="preemption of Baranov and Tikhomirov"):
         schedlab.simulate(w, policy="pps", preemption="cancel", engine="inlined")
 
 

@@ -49,9 +49,9 @@ class WakeAt(NamedTuple):
 class Evict(NamedTuple):
     """Take running or waiting job ``job`` out of the pool and hand it back to its actor.
 
-    The work done is kept (in work units, so it resumes right on other nodes): a checkpoint
-    of a global job that may restart anywhere (paper 003). Only jobs an actor dispatched can
-    be evicted; the policy forgets the job itself (no ``on_finish``). ``overhead``: seconds
+    The work done is kept (in work units, so it resumes right on other nodes): a checkpoint of a
+    global job that may restart anywhere (Baranov and Tikhomirov). Only jobs an actor dispatched
+    can be evicted; the policy forgets the job itself (no ``on_finish``). ``overhead``: seconds
     its restart costs before any work is done (reading the checkpoint), wherever it restarts.
     """
 

@@ -51,7 +51,7 @@ RIGID = Rigid()
 
 @dataclass(frozen=True)
 class Amdahl:
-    """Amdahl's law: p(q) = ((1 - pi) + pi / q) x p(1) (paper 004, SPEC 7); pi in [0, 1]."""
+    """Amdahl's law: p(q) = ((1 - pi) + pi / q) x p(1) (Lanore and Klein; SPEC 7); pi in [0, 1]."""
 
     pi: float
     name: ClassVar[str] = "amdahl"

@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 DEFAULT_METRICS: tuple[str, ...] = ("mean_wait_time", "mean_bounded_slowdown", "utilization")
-# the defaults for grid runs (paper 001): the meta-jobs' metrics and the matcher's load
+# the defaults for grid runs (Caron et al.): the meta-jobs' metrics and the matcher's load
 GRID_DEFAULT_METRICS: tuple[str, ...] = (
     "global_mean_wait_time",
     "global_mean_response_time",
@@ -376,6 +376,8 @@ def runs_json(store: ResultStore) -> dict[str, Any]:
         for key in all_summary_keys()[len(SUMMARY_KEYS) :]:
             if key in summary:  # deadline counts, moldable metrics: only where they exist
                 record[key] = summary[key]
+        if meta.get("skipped_by_reason"):
+            record["skipped_by_reason"] = meta["skipped_by_reason"]
         runs.append(record)
     for run_id in sorted(store.failed_ids() - done):
         failure = store.failure(run_id)
@@ -614,7 +616,7 @@ class _Run:
     seed: Any
     procs_override: int | None
     values: dict[str, Any]  # summary keys, wall_time from meta
-    grid: bool = False  # a grid run (paper 001): a meta-scheduler on a platform
+    grid: bool = False  # a grid run (Caron et al.): a meta-scheduler on a platform
 
 
 def _load_runs(store: ResultStore) -> list[_Run]:
@@ -671,7 +673,7 @@ def comparison_table(
     cell has 2+ runs, else batch means), "seeds" or "batch" (then every metric must be in
     `BATCH_METRICS`); ``batch_size``: jobs per batch; ``confidence``: the interval's level.
     Only finished runs count; failed runs are listed by `runs_json`. Asked for
-    `DEFAULT_METRICS` on a folder with grid runs (paper 001), the table has
+    `DEFAULT_METRICS` on a folder with grid runs (Caron et al.), the table has
     `GRID_DEFAULT_METRICS` instead (after the defaults when cluster runs are there too).
     """
     import pandas as pd

@@ -30,17 +30,17 @@ class RunConfig:
     with nothing random, so that seeds do not multiply identical runs. ``transforms`` are
     applied in order before the load factor: ``(name, {arguments})`` pairs.
 
-    **Grid runs** (paper 001, SPEC 5) have a ``platform``: a platform file (stored as the
-    sweep wrote it, relative to the sweep file's folder) or a built-in one
+    **Grid runs** (Caron et al., LIP RR-2005-13; SPEC 5) have a ``platform``: a platform file
+    (stored as the sweep wrote it, relative to the sweep file's folder) or a built-in one
     (``builtin:NAME``, `experiments.sweep.BUILTIN_PLATFORMS`). Their ``policy`` is a
-    meta-scheduler (`grid.registry`) and ``params`` its complete parameters; ``workload``
-    is ``"grid"`` for paper 001's generator, whose settings (as written, without the seed)
-    are ``generator``, or an SWF trace replayed as ``stream`` ``"global"`` (every job to the
+    meta-scheduler (`grid.registry`) and ``params`` its complete parameters; ``workload`` is
+    ``"grid"`` for the paper's generator, whose settings (as written, without the seed) are
+    ``generator``, or an SWF trace replayed as ``stream`` ``"global"`` (every job to the
     meta-scheduler) or ``"local"`` (each job to its partition's site). ``seed`` seeds the
-    generator and the meta-scheduler (None: 0); the load factor divides the submit times
-    as for a cluster; ``procs`` and ``kill_on_overrun`` do not apply (a pool always kills
-    at its t_max). The three grid fields enter `to_dict`, and so the run id, only when set:
-    a cluster run's id is what it was before they existed.
+    generator and the meta-scheduler (None: 0); the load factor divides the submit times as for
+    a cluster; ``procs`` and ``kill_on_overrun`` do not apply (a pool always kills at its
+    t_max). The three grid fields enter `to_dict`, and so the run id, only when set: a cluster
+    run's id is what it was before they existed.
     """
 
     workload: str
@@ -54,7 +54,7 @@ class RunConfig:
     label: str | None = None  # the workload's short name in tables (default: derived)
     platform: str | None = None  # grid runs only (class docstring)
     stream: str | None = None  # grid trace replay: "global" or "local"
-    generator: dict[str, Any] | None = None  # grid runs of paper 001's generator
+    generator: dict[str, Any] | None = None  # grid runs of Caron et al.'s generator
 
     @property
     def is_grid(self) -> bool:

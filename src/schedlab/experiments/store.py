@@ -5,8 +5,10 @@ Layout of a results folder DIR::
     DIR/runs/<run_id>/config.json        the run's configuration (RunConfig.to_dict + label)
     DIR/runs/<run_id>/summary.json       the metrics (deterministic: no timings)
     DIR/runs/<run_id>/jobs.parquet       the per-job table
-    DIR/runs/<run_id>/timeseries.parquet queue length and busy processors over time
-    DIR/runs/<run_id>/meta.json          wall time, versions (not part of the results proper)
+    DIR/runs/<run_id>/timeseries.parquet queue length and busy processors over time (only
+                                         for policies that preempt: else rebuilt from jobs)
+    DIR/runs/<run_id>/meta.json          wall time, versions, skipped records (not part of
+                                         the results proper)
     DIR/failed/<run_id>.json             a run that raised: configuration, error, traceback
     DIR/catalog.parquet                  one row per run (done or failed), for pandas/pyarrow
     DIR/.lock                            held by the sweep writing DIR; says who (pid, host)
@@ -250,7 +252,11 @@ class ResultStore:
             for name in ("config.json", "summary.json", "meta.json"):
                 if not isinstance(json.loads((folder / name).read_bytes()), dict):
                     return False
-            for name in ("jobs.parquet", "timeseries.parquet"):
+            parquets = ["jobs.parquet"]
+            meta = json.loads((folder / "meta.json").read_bytes())
+            if meta.get("timeseries_recorded", True):
+                parquets.append("timeseries.parquet")
+            for name in parquets:
                 with open(folder / name, "rb") as fh:
                     fh.seek(-4, os.SEEK_END)
                     if fh.read(4) != b"PAR1":
@@ -300,9 +306,10 @@ class ResultStore:
             "config.json": _json_bytes(outcome.config),
             "summary.json": _json_bytes(outcome.summary),
             "jobs.parquet": outcome.jobs or b"",
-            "timeseries.parquet": outcome.timeseries or b"",
             "meta.json": _json_bytes(outcome.meta or {}),
         }
+        if outcome.timeseries is not None:  # (else rebuilt from jobs.parquet when read)
+            files["timeseries.parquet"] = outcome.timeseries
         for name, data in files.items():
             (tmp / name).write_bytes(data)
         os.chmod(tmp, 0o755)
@@ -378,8 +385,18 @@ class ResultStore:
         return self._read_parquet(run_id, "jobs.parquet")
 
     def timeseries(self, run_id: str) -> Any:
-        """Queue length and busy processors over time of a finished run (DataFrame)."""
-        return self._read_parquet(run_id, "timeseries.parquet")
+        """Queue length and busy processors over time of a finished run (DataFrame).
+
+        Runs whose series was not recorded (``timeseries_recorded: false`` in meta.json: a
+        policy that never suspends a job) get it rebuilt, exactly, from the per-job table.
+        """
+        if self.meta(run_id).get("timeseries_recorded", True):
+            return self._read_parquet(run_id, "timeseries.parquet")
+        import pandas as pd
+
+        from schedlab.metrics.occupancy import timeseries_from_jobs
+
+        return pd.DataFrame(timeseries_from_jobs(self.jobs(run_id)))
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """One flat record per run, done runs first then failures, each sorted by id."""

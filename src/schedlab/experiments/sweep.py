@@ -68,12 +68,12 @@ Decisions a user can rely on:
   ``easy(backfill_order=sjf)``; without ``label`` every written parameter is shown.
   `RunConfig` has no policy label field, so `Sweep.policy_labels` maps run ids to them.
 
-**Grid runs** (paper 001, SPEC 5; docs/experiments.md, "Grid sweeps"). A ``[[workloads]]``
-entry with ``platform`` is a grid workload::
+**Grid runs** (Caron et al., LIP RR-2005-13; SPEC 5; docs/experiments.md, "Grid sweeps"). A
+``[[workloads]]`` entry with ``platform`` is a grid workload::
 
     [[workloads]]
     platform = "platform-dirac.toml"   # relative to the sweep file, or "builtin:dirac"
-    generator = {local_jobs = 0}       # paper 001's generator (the default when no path)
+    generator = {local_jobs = 0}       # the paper's generator (the default when no path)
     label = "dedicated"
     [[workloads]]
     platform = "platform-dirac.toml"
@@ -99,7 +99,7 @@ cluster trace, a grid trace run takes the seeds too (a meta-scheduler may draw).
 ``kill_on_overrun`` have no meaning for a grid run (the platform fixes the nodes, a queue
 always kills at its t_max) and are not applied to it: the grid's values do not multiply
 grid runs. Built-in platforms (``builtin:NAME``, `BUILTIN_PLATFORMS`) ship in the package:
-``builtin:dirac`` is paper 001's Table 2 (``examples/platform-dirac.toml``).
+``builtin:dirac`` is the paper's Table 2 (``examples/platform-dirac.toml``).
 """
 
 from __future__ import annotations
@@ -236,7 +236,10 @@ _PLATFORM_ALLOWED = (
     + ", ".join(BUILTIN_PREFIX + n for n in BUILTIN_PLATFORMS)
 )
 
-_TRACE_ALLOWED = "an existing .swf/.swf.gz file (relative paths: from the sweep file's folder)"
+_TRACE_ALLOWED = (
+    "an existing .swf/.swf.gz file or Slurm/PBS/CSV log, optionally slurm:, pbs:, csv: "
+    "(relative paths: from the sweep file's folder)"
+)
 
 
 @dataclass(frozen=True)
@@ -619,7 +622,7 @@ def _platform_of(stored: str, base_dir: Path, where: str) -> Any:
 
 
 def _generator_types() -> dict[str, Any]:
-    """Parameter -> annotation of paper 001's generator, without platform and seed."""
+    """Parameter -> annotation of the grid generator, without platform and seed."""
     from schedlab.workload.models.grid import generate_grid
 
     hints = {p.name: p.annotation for p in inspect.signature(generate_grid).parameters.values()}
@@ -652,7 +655,7 @@ def _parse_generator(
             continue
         if key not in known:
             raise ConfigError(
-                f"{where}.{key}", raw, f"settings of paper 001's generator: {', '.join(known)}"
+                f"{where}.{key}", raw, f"settings of the grid generator: {', '.join(known)}"
             )
         if key == "organisations":
             if not isinstance(raw, list) or not all(isinstance(o, str) for o in raw):
@@ -707,14 +710,22 @@ def _parse_meta_schedulers(value: Any, first_grid: str) -> list[tuple[str, dict[
 
 
 def _parse_path(value: Any, where: str, base_dir: Path) -> str:
-    """The path as stored in a RunConfig (see the module docstring); checks the file exists."""
+    """The path as stored in a RunConfig (see the module docstring); checks the file exists.
+    A log format prefix (``slurm:``, ``pbs:``, ``csv:...?KEY=COLUMN``, `workload.importers`)
+    is kept around the normalised path."""
+    from schedlab.workload.importers import parse_source
+
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(where, value, _TRACE_ALLOWED)
-    written = _expand_user(where, value, _TRACE_ALLOWED)
+    try:
+        source = parse_source(value)
+    except ConfigError as exc:
+        raise ConfigError(where, value, f"{exc.allowed} (in {exc.option})") from None
+    written = _expand_user(where, source.path, _TRACE_ALLOWED)
     stored = Path(os.path.normpath(written)).as_posix()
     if not _is_file(base_dir / stored):
         raise ConfigError(where, value, _TRACE_ALLOWED)
-    return stored
+    return source.prefix + stored + source.suffix
 
 
 def _expand_user(where: str, value: str, allowed: str) -> Path:
@@ -734,7 +745,9 @@ def _is_file(path: Path) -> bool:
 
 
 def _trace_label(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
+    from schedlab.workload.importers import parse_source
+
+    name = parse_source(path).path.rsplit("/", 1)[-1]
     for suffix in (".gz", ".swf"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
@@ -1024,7 +1037,10 @@ def resolve_workload(workload: str, base_dir: str | os.PathLike[str]) -> str:
     name = workload.split(":", 1)[0]
     if name in MODELS and (":" in workload or workload == name):
         return workload
-    return os.path.normpath(Path(base_dir) / workload)
+    from schedlab.workload.importers import parse_source
+
+    source = parse_source(workload)  # a log format prefix stays around the path
+    return source.prefix + os.path.normpath(Path(base_dir) / source.path) + source.suffix
 
 
 def apply_transforms(
@@ -1076,8 +1092,8 @@ def load_platform_source(source: str) -> Any:
 
 
 def grid_workload_of(run: RunConfig, platform: Any, trace: Workload | None = None) -> Any:
-    """The `GridWorkload` of grid run ``run`` on ``platform`` at its load factor: paper
-    001's generator seeded by the run's seed, or ``trace`` (the run's SWF file, read by the
+    """The `GridWorkload` of grid run ``run`` on ``platform`` at its load factor: the
+    grid generator seeded by the run's seed, or ``trace`` (the run's SWF file, read by the
     caller) after the run's transforms, as its stream."""
     from schedlab.grid.workload import GridWorkload
 
@@ -1112,9 +1128,9 @@ def load_grid_run(run: RunConfig, base_dir: str | os.PathLike[str]) -> tuple[Any
     platform = load_platform_source(resolve_platform(run.platform, base_dir))
     trace = None
     if run.generator is None:
-        from schedlab.workload.swf import read_swf
+        from schedlab.workload.importers import read_trace
 
-        trace = read_swf(resolve_workload(run.workload, base_dir))
+        trace = read_trace(resolve_workload(run.workload, base_dir))
     return platform, grid_workload_of(run, platform, trace)
 
 

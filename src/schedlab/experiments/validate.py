@@ -248,8 +248,8 @@ def paper_protocol(
     seed: int = 1,
     workers: int | None = None,
 ) -> list[dict[str, float]]:
-    """Paper 001's protocol: ``runs`` (16) runs x 1000 jobs from empty, c = 4, service 4 s,
-    no warm-up deletion.
+    """The protocol of Caron et al. (LIP RR-2005-13): ``runs`` (16) runs x 1000 jobs from empty,
+    c = 4, service 4 s, no warm-up deletion.
 
     One row per load: the mean of the run means, its 95 % interval, Erlang C and the
     relative error. With many runs (say 400) the mean is the protocol's expectation, and its

@@ -1,4 +1,4 @@
-"""Grids (paper 001, SPEC 5): meta-schedulers over the pools of a platform.
+"""Grids (Caron et al., LIP RR-2005-13; SPEC 5): meta-schedulers over the pools of a platform.
 
 A meta-scheduler is a set of actors (`engine.actors`) built for a platform: centralized push
 through an information system, DIRAC pull with a task queue, a matcher and site agents,

@@ -1,4 +1,4 @@
-"""DIRAC pull meta-schedulers (paper 001, sections 3, 7 and 8; SPEC 5).
+"""DIRAC pull meta-schedulers (Caron et al., LIP RR-2005-13, sections 3, 7 and 8; SPEC 5).
 
 A central **task queue** groups the meta-jobs in **job classes**: a class is the requirement
 tuple (processors, organisation), FIFO inside, and the classes are kept in creation order
@@ -37,7 +37,7 @@ all agents are promised for those classes (DIRAC's later site directors submit t
 task-queue jobs minus the pilots already waiting for those task queues, whichever site they
 wait at). ``"unclaimed_own"``: the same, counting this agent's promised pilots only.
 ``"literal"``: positive while any job fits, so up to ε x nodes pilots per queue can wait for
-one job, all but one wasted. docs/model.md, "Meta-schedulers (paper 001)", compares them on
+one job, all but one wasted. docs/model.md, "Meta-schedulers", compares them on
 Table 2's platform: only under "unclaimed" do filling pilots' agents probe less than static
 agents request, as the paper reports (699 against 872).
 
@@ -628,7 +628,7 @@ class _Dirac:
 class DiracParams:
     """``epsilon``: an agent asks while depth / nodes < epsilon (paper: 0.3); ``retry``:
     seconds an agent waits after a negative answer, default 60 s
-    (docs/model.md, "Meta-schedulers (paper 001)", gives its effect); ``jitter`` in [0, 1):
+    (docs/model.md, "Meta-schedulers", gives its effect); ``jitter`` in [0, 1):
     each wait is drawn uniformly in retry x [1 - jitter, 1 + jitter), seeded by the context's
     seed, so that agents answered at the same instant do not ask again in step (0: exactly
     ``retry``, the paper's rule)."""
@@ -658,7 +658,7 @@ class PilotParams(DiracParams):
     pilots of all agents are promised for those classes (a pilot is promised from its positive
     probe until its first pull is matched); ``"unclaimed_own"``: the same against this
     agent's promised pilots only; ``"literal"``: while any job fits (module docstring;
-    docs/model.md compares the three on paper 001's Table 2)."""
+    docs/model.md compares the three on the paper's Table 2)."""
 
     probe: Probe = "unclaimed"
 

@@ -1,4 +1,4 @@
-"""Centralized push meta-schedulers (paper 001, sections 2 and 7; SPEC 5).
+"""Centralized push meta-schedulers (Caron et al., LIP RR-2005-13, sections 2 and 7; SPEC 5).
 
 One actor receives every meta-job of the global stream and sends it at once to a queue
 (a pool); the job description travels as a control message, so the dispatch takes the
@@ -17,7 +17,7 @@ target pool's ``message_time``. Jobs needing more processors than a pool has nev
   (``tie = "site"``, SPEC 5). ``tie = "free"`` breaks ties by the most free processors
   the information system knows of (then site, queue): what a grid admin ranking on the
   published free CPUs would do. At low load most depths are 0 and the rule decides where
-  the jobs go (docs/reproductions.md, paper 001's makespan).
+  the jobs go (docs/reproductions.md, the paper's makespan).
 * ``push_random``: a uniformly drawn queue (seeded from the context's seed).
 * ``push_round_robin``: the queues in turn, in pool order.
 """

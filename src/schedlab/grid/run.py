@@ -1,12 +1,12 @@
 """One grid run: a platform, a grid workload and a meta-scheduler through the kernel.
 
 `run_grid` builds the kernel's pools from the platform (each queue a pool with its registry
-policy), the meta-scheduler's actors (actor 0 receives the global stream; local jobs go to
-their pool directly), runs it, and returns a `GridResult`: the per-job table of paper 001's
-metrics (section 4.4), the summary, counts of jobs by state over time per site and per
-organisation, and the matcher's requests over time.
+policy), the meta-scheduler's actors (actor 0 receives the global stream; local jobs go to their
+pool directly), runs it, and returns a `GridResult`: the per-job table of the metrics of Caron
+et al. (LIP RR-2005-13, section 4.4), the summary, counts of jobs by state over time per site
+and per organisation, and the matcher's requests over time.
 
-Metrics (paper 001, SPEC 3): for a job submitted at t (to the meta-scheduler for a meta-job,
+Metrics (the paper's; SPEC 3): for a job submitted at t (to the meta-scheduler for a meta-job,
 to its site for a local job), admitted into its queue at tl, started at r and ended at d:
 global wait r - t, local wait r - tl, execution d - r, response d - t; makespan = max d -
 min t over the jobs counted. Pilots (jobs spawned by the meta-scheduler) are infrastructure:
@@ -128,7 +128,7 @@ class GridResult:
         return pd.DataFrame(self.columns)
 
     def summary(self) -> dict[str, Any]:
-        """Paper 001's metrics for all jobs, and separately for meta-jobs and local jobs,
+        """The paper's metrics for all jobs, and separately for meta-jobs and local jobs,
         then the meta-scheduler's counters (matcher requests, pilots)."""
         c = self.columns
         out: dict[str, Any] = {"jobs": len(c["job_id"]), "procs": self.procs}
@@ -158,7 +158,7 @@ class GridResult:
         return out
 
     def by(self, key: str) -> pd.DataFrame:
-        """Paper 001's metrics per ``key`` ("site", "org" or "stream"): one row per value,
+        """The paper's metrics per ``key`` ("site", "org" or "stream"): one row per value,
         with the jobs, makespan, mean wait (global), local wait, execution and response
         times, and killed jobs. A job counts at the site that ran it."""
         import pandas as pd

@@ -1,15 +1,16 @@
 """Grid workloads: meta-jobs for the meta-scheduler and local jobs for one pool (SPEC 5).
 
-Paper 001 (section 4.2) has two levels of load: *meta-jobs*, submitted to the grid and
-placed by the meta-scheduler, and *local jobs*, submitted by a site's own users straight to
-its batch system. A `GridWorkload` holds both as numpy columns sorted by submit time:
+Caron et al. (LIP RR-2005-13, section 4.2) have two levels of load: *meta-jobs*, submitted to
+the grid and placed by the meta-scheduler, and *local jobs*, submitted by a site's own users
+straight to its batch system. A `GridWorkload` holds both as numpy columns sorted by submit
+time:
 
 ==========  ============================================================================
 column      meaning
 ==========  ============================================================================
 submit_at   submit time, s (the meta-scheduler's or the site's)
 work        size in work units (NCU: seconds at power 1); runs work / power seconds
-procs       processors asked (1: a sequential job, as in paper 001 and LCG-2005)
+procs       processors asked (1: a sequential job, as in Caron et al. and LCG-2005)
 org         the organisation submitting the job: an index into ``organisations``
 stream      -1: the global stream (meta-jobs, to actor 0); p >= 0: a local job of pool p
 job_id      SWF field 1 for a replayed trace; 1..n in submit order for a generated one
@@ -324,17 +325,13 @@ def derive_platform(workload: Workload) -> Platform:
 
 def _partition_names(workload: Workload) -> dict[int, str]:
     """Partition id -> name from ``; Partition: <id> <name>`` header lines (LCG-2005)."""
-    out: dict[int, str] = {}
-    for line in workload.header:
-        key, sep, value = line.partition(":")
-        if not sep or key.strip().lower() != "partition":
-            continue
-        parts = value.split(None, 1)
-        if len(parts) == 2 and parts[0].lstrip("-").isdigit():
-            name = parts[1].strip()
-            if name and "/" not in name and name.isprintable():
-                out.setdefault(int(parts[0]), name)
-    return out
+    from schedlab.workload.partitions import partition_names
+
+    return {
+        pid: name
+        for pid, name in partition_names(workload).items()
+        if name and "/" not in name and name.isprintable()
+    }
 
 
 def check_mode(mode: object) -> str:

@@ -1,10 +1,12 @@
-"""Per-job table -> the field's aggregate metrics (SPEC section 3), with numpy.
+"""Per-job table -> the field's aggregate metrics (docs/model.md, "Metrics"), with numpy.
 
 Definitions: wait = start - submit; response = end - submit; run = time actually running
 (end - start - suspended time); slowdown = response / run; bounded slowdown =
-max(response / max(run, tau), 1) with tau = 10 s; utilization = sum(procs x run) / (P x T)
-with T from the first submit to the last end (= makespan); unfairness (PPS paper) = standard
-deviation of |submission rank - start rank|, the start of a preempted job being end - run.
+max(response / max(run, tau), 1) with tau = 10 s; percentiles (median, p90, p99) of wait and
+bounded slowdown are numpy's default (linear interpolation between order statistics);
+utilization = sum(procs x run) / (P x T) with T from the first submit to the last end
+(= makespan); unfairness (Salah et al.'s PPS paper) = standard deviation of |submission rank -
+start rank|, the start of a preempted job being end - run.
 """
 
 from __future__ import annotations
@@ -33,10 +35,21 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "mean_response_time",
     "mean_slowdown",
     "mean_bounded_slowdown",
+    "median_wait_time",
+    "p90_wait_time",
+    "p99_wait_time",
+    "median_bounded_slowdown",
+    "p90_bounded_slowdown",
+    "p99_bounded_slowdown",
     "unfairness",
     "killed",
     "wall_time",
 )
+# (key prefix, quantile) of the percentile keys: a mean hides the tail users feel
+PERCENTILES: tuple[tuple[str, float], ...] = (("median", 0.5), ("p90", 0.9), ("p99", 0.99))
+
+
+_PCT_OF = ("wait_time", "bounded_slowdown")  # the per-job values given as percentiles
 
 
 def unfairness(submitted_at: np.ndarray, virtual_start_at: np.ndarray) -> float:
@@ -56,6 +69,45 @@ def unfairness(submitted_at: np.ndarray, virtual_start_at: np.ndarray) -> float:
     return float(np.std(np.abs(submit_rank - start_rank)))
 
 
+def per_job_metrics(jobs: JobTable) -> dict[str, np.ndarray]:
+    """Per-job ``response_time``, ``slowdown`` (NaN for a job that never ran) and
+    ``bounded_slowdown``, as the means of the summary use them."""
+    submit = _col(jobs, "submitted_at", np.float64)
+    run = _col(jobs, "run_time", np.float64)
+    response = _col(jobs, "finished_at", np.float64) - submit
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slowdown = np.where(run > 0, response / run, np.nan)
+    bsld = np.maximum(response / np.maximum(run, BSLD_THRESHOLD), 1.0)
+    return {"response_time": response, "slowdown": slowdown, "bounded_slowdown": bsld}
+
+
+def warmup_jobs(spec: int | str, jobs: int) -> int:
+    """How many first jobs (in submit order) a warm-up ``spec`` cuts from ``jobs``.
+
+    ``spec``: a count ``N`` (or ``"N"``) or a share of the jobs ``"X%"`` (rounded down).
+    Cutting every job is an error: nothing would be left to measure.
+    """
+    from schedlab.errors import ConfigError
+
+    text = str(spec).strip()
+    allowed = "a number of jobs N >= 0 or a share X% (0 <= X < 100)"
+    try:
+        if text.endswith("%"):
+            share = float(text[:-1])
+            if not 0.0 <= share < 100.0:
+                raise ValueError
+            cut = int(jobs * share / 100.0)
+        else:
+            cut = int(text)
+            if cut < 0 or str(cut) != text.lstrip("+"):
+                raise ValueError
+    except ValueError:
+        raise ConfigError("warm-up", spec, allowed) from None
+    if jobs and cut >= jobs:
+        raise ConfigError("warm-up", spec, f"fewer than the {jobs:,} jobs of the run")
+    return cut
+
+
 def _col(jobs: JobTable, name: str, dtype: Any = None) -> np.ndarray:
     return np.asarray(jobs[name], dtype=dtype)
 
@@ -72,6 +124,7 @@ def _aggregate(jobs: JobTable, procs: int) -> dict[str, Any]:
             "mean_response_time": 0.0,
             "mean_slowdown": 0.0,
             "mean_bounded_slowdown": 0.0,
+            **{f"{name}_{what}": 0.0 for what in _PCT_OF for name, _ in PERCENTILES},
             "unfairness": 0.0,
             "killed": 0,
         }
@@ -79,13 +132,18 @@ def _aggregate(jobs: JobTable, procs: int) -> dict[str, Any]:
     end = _col(jobs, "finished_at")
     run = _col(jobs, "run_time")
     wait = _col(jobs, "wait_time")
-    response = end - submit
     makespan = float(end.max() - submit.min())
     work = float(np.dot(_col(jobs, "procs", np.float64), run))
     utilization = work / (procs * makespan) if makespan > 0 else 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slowdown = np.where(run > 0, response / run, np.nan)
-    bsld = np.maximum(response / np.maximum(run, BSLD_THRESHOLD), 1.0)
+    derived = per_job_metrics(jobs)
+    response = derived["response_time"]
+    slowdown = derived["slowdown"]
+    bsld = derived["bounded_slowdown"]
+    quantiles = [q for _, q in PERCENTILES]
+    pct = {
+        what: np.quantile(values, quantiles)
+        for what, values in (("wait_time", wait), ("bounded_slowdown", bsld))
+    }
     return {
         "jobs": int(n),
         "makespan": makespan,
@@ -95,12 +153,18 @@ def _aggregate(jobs: JobTable, procs: int) -> dict[str, Any]:
         "mean_response_time": float(response.mean()),
         "mean_slowdown": float(np.nanmean(slowdown)) if np.isfinite(slowdown).any() else 0.0,
         "mean_bounded_slowdown": float(bsld.mean()),
+        **{
+            f"{name}_{what}": float(pct[what][i])
+            for what in _PCT_OF
+            for i, (name, _) in enumerate(PERCENTILES)
+        },
         "unfairness": unfairness(submit, end - run),
         "killed": int(np.count_nonzero(_col(jobs, "killed"))),
     }
 
 
-# Extra summary keys when some jobs have deadlines (DBF, paper 000), in this order
+# Extra summary keys when some jobs have deadlines (DBF, N'Takpé and Suter (ComPAS 2016)), in
+# this order
 DEADLINE_KEYS: tuple[str, ...] = (
     "non_priority_jobs",
     "promoted",
@@ -134,12 +198,13 @@ def deadline_counts(jobs: JobTable) -> dict[str, int]:
     return out
 
 
-# Extra summary keys for moldable jobs (paper 004), when the table has a ``least_area`` column
+# Extra summary keys for moldable jobs (Lanore and Klein (ComPAS 2013)), when the table has a
+# ``least_area`` column
 MOLDABLE_KEYS: tuple[str, ...] = ("normalized_cmax", "filling")
 
 
 def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
-    """Paper 004's metrics, for runs with moldable jobs (a ``least_area`` column).
+    """Lanore and Klein's metrics, for runs with moldable jobs (a ``least_area`` column).
 
     ``normalized_cmax`` = Cmax / (sum of the jobs' least areas / N), Cmax = makespan. The
     denominator is a lower bound of any schedule's Cmax: N processors cannot do more than N
@@ -163,8 +228,9 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     }
 
 
-# Extra summary keys of grid runs (paper 001, `grid.run.GridResult.summary`): the metrics of
-# the meta-jobs (global_) and of the local jobs (local_), then the meta-scheduler's counters
+# Extra summary keys of grid runs (Caron et al. (LIP RR-2005-13),
+# `grid.run.GridResult.summary`): the metrics of the meta-jobs (global_) and of the local jobs
+# (local_), then the meta-scheduler's counters
 GRID_KEYS: tuple[str, ...] = (
     "mean_local_wait_time",
     "mean_execution_time",

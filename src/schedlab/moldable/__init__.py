@@ -1,5 +1,5 @@
-"""Moldable multi-level applications (paper 004, SPEC 7): the FS family of online
-schedulers, the reference schedulers (rand, Ref4, RefN) and clairvoyant CPA.
+"""Moldable multi-level applications (Lanore and Klein, ComPAS 2013; SPEC 7): the FS
+family of online schedulers, the reference schedulers (rand, Ref4, RefN) and clairvoyant CPA.
 
 They are ordinary registered policies: importing this package registers them.
 """

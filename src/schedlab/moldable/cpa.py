@@ -1,6 +1,6 @@
-"""CPA, Critical Path and Area (Radulescu & van Gemund, ICPP 2001): the clairvoyant reference
-of paper 004 (SPEC 7; seed 004 sections 3 and 5.1), planned offline on the realised DAG of
-moldable tasks and replayed through the engine, so that the run's checks apply to it.
+"""CPA, Critical Path and Area (Radulescu & van Gemund, ICPP 2001): the clairvoyant reference of
+Lanore and Klein (ComPAS 2013, sections 3 and 5.1; SPEC 7), planned offline on the realised DAG
+of moldable tasks and replayed through the engine, so that the run's checks apply to it.
 
 **Allocation phase.** Every moldable task starts on one processor; a rigid task keeps its own
 size and never grows. T_CP is the length of the critical path (the longest path from a root
@@ -17,7 +17,7 @@ child.
 
 Why this gain: it is the published CPA criterion (the critical task that benefits most from
 one more processor, measured as the decrease of its time per processor, as CPA's paper and
-later descriptions of it, e.g. HCPA, state it), and paper 004 names CPA without changes.
+later descriptions of it, e.g. HCPA, state it), and Lanore and Klein name CPA without changes.
 Under Amdahl's law it is about w ((1 - pi) / q^2 + 2 pi / q^3), where the plain decrease
 t(q) - t(q + 1) is about w pi / q^2: tasks that already have many processors are penalised
 harder, so processors are spread along the path instead of piled on its longest task, whose
@@ -38,7 +38,7 @@ Release times of roots are not part of T_CP (SPEC 7's instances release every ro
 work capped by its requested work (the engine kills a job there). So the replay gives every
 task exactly its planned start and end, to the bit.
 
-**Expected weakness.** Paper 004 (5.5.1) finds CPA poor on HLW-like DAGs (scenario a,
+**Expected weakness.** Lanore and Klein (5.5.1) find CPA poor on HLW-like DAGs (scenario a,
 n/N = 2, pi = 0.99) and explains it: mixed parallelism is a more general problem than
 independent chains, and CPA was built and tested for DAGs with many more dependencies. Its
 allocation looks at one critical path against the average area: with n/N >= 1, T_A is near or
@@ -514,7 +514,7 @@ def plan_cpa(specs: JobSpecs | CpaInstance, total: int, insertion: bool = True) 
 class CpaParams:
     """``insertion``: False (default) is CPA's own scheduling phase, classic list scheduling
     on the processors that become free first, never going back into an earlier hole
-    (`list_schedule`): it is the CPA paper 004 compares with, and it is poor in scenario a
+    (`list_schedule`): it is the CPA Lanore and Klein compare with, and it is poor in scenario a
     as the paper reports. True places each task in the earliest hole of the availability
     profile that fits it, a stronger clairvoyant reference (docs/reproductions.md)."""
 

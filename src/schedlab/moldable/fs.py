@@ -1,4 +1,4 @@
-"""The FS family of online schedulers for multi-level applications (paper 004, SPEC 7).
+"""The FS family of online schedulers for multi-level applications (Lanore and Klein; SPEC 7).
 
 FS is a two-step list scheduler run at every instant with a release or a completion:
 
@@ -140,7 +140,7 @@ class FairShare05mPXParams(FsParams):
 
 @register_policy
 class FairShare:
-    """FS: fair-share allocation, longest first list scheduling (paper 004, SPEC 7)."""
+    """FS: fair-share allocation, longest first list scheduling (Lanore and Klein; SPEC 7)."""
 
     name: ClassVar[str] = "fs"
     Params: ClassVar[type] = FsParams

@@ -1,4 +1,4 @@
-"""Reference schedulers of paper 004 (SPEC 7): rand, Ref4 and RefN.
+"""Reference schedulers of Lanore and Klein (ComPAS 2013; SPEC 7): rand, Ref4 and RefN.
 
 **rand** gives each released task, in release order, a node count drawn uniformly in
 [1, N] (a seeded numpy Generator: the same seed gives the same schedule) and reserves it at

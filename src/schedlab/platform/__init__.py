@@ -15,10 +15,11 @@ conservative and DBF are then about 4x slower, which nobody should find out by a
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from schedlab.platform.profile import Profile as PyProfile
+from schedlab.platform.profile import split_due as py_split_due
 
 
 def _load_c_profile() -> type[PyProfile] | None:
@@ -29,6 +30,14 @@ def _load_c_profile() -> type[PyProfile] | None:
     return c_profile
 
 
+def _load_split_due() -> Callable[[list[int], list[float], float], tuple[list[int], float]]:
+    try:
+        from schedlab.platform._cprofile import split_due as c_split_due
+    except ImportError:  # not compiled, or compiled before split_due existed
+        return py_split_due
+    return c_split_due
+
+
 CProfile = _load_c_profile()
 USING_C_PROFILE = CProfile is not None and os.environ.get("SCHEDLAB_PURE_PYTHON", "") in ("", "0")
 
@@ -36,6 +45,7 @@ if TYPE_CHECKING:
     from schedlab.platform.profile import Profile
 else:
     Profile = CProfile if USING_C_PROFILE else PyProfile
+split_due = _load_split_due() if USING_C_PROFILE else py_split_due
 
 __all__ = [
     "CProfile",
@@ -43,6 +53,7 @@ __all__ = [
     "PyProfile",
     "USING_C_PROFILE",
     "profile_note",
+    "split_due",
     "warn_once_if_python_profile",
 ]
 
@@ -69,4 +80,6 @@ def warn_once_if_python_profile() -> None:
     if _warned or CProfile is not None:
         return
     _warned = True
-    print(f"schedlab: note: {profile_note()}", file=sys.stderr)
+    from schedlab.notes import note
+
+    note(profile_note())

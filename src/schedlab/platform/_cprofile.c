@@ -770,6 +770,60 @@ error:
     return NULL;
 }
 
+/* split_due(jobs, start_at, now): see profile.py; ``jobs`` must be a list */
+static PyObject *
+split_due(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"jobs", "start_at", "now", NULL};
+    PyObject *jobs, *start_at;
+    double now;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!Od:split_due", kwlist, &PyList_Type, &jobs,
+                                     &start_at, &now)) {
+        return NULL;
+    }
+    PyObject *due = PyList_New(0);
+    PyObject *kept = PyList_New(0);
+    if (due == NULL || kept == NULL) {
+        goto error;
+    }
+    double next = Py_HUGE_VAL;
+    /* the size is read again at every step: Python code (a __float__) could shrink it */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(jobs); i++) {
+        PyObject *j = PyList_GET_ITEM(jobs, i);
+        Py_INCREF(j);
+        double t;
+        if (get_double(start_at, j, &t) < 0) {
+            Py_DECREF(j);
+            goto error;
+        }
+        int rc;
+        if (t <= now) {
+            rc = PyList_Append(due, j);
+        }
+        else {
+            rc = PyList_Append(kept, j);
+            if (t < next) {
+                next = t;
+            }
+        }
+        Py_DECREF(j);
+        if (rc < 0) {
+            goto error;
+        }
+    }
+    if (PyList_GET_SIZE(due) > 0 &&
+        PyList_SetSlice(jobs, 0, PyList_GET_SIZE(jobs), kept) < 0) {
+        goto error;
+    }
+    Py_DECREF(kept);
+    return Py_BuildValue("(Nd)", due, next);
+
+error:
+    Py_XDECREF(due);
+    Py_XDECREF(kept);
+    return NULL;
+}
+
 static PyMethodDef Profile_methods[] = {
     {"advance", (PyCFunction)(void (*)(void))Profile_advance, METH_VARARGS | METH_KEYWORDS,
      "advance(now)\n--\n\nForget the past: the profile starts at ``now`` from here on."},
@@ -834,11 +888,20 @@ static PyTypeObject ProfileType = {
     .tp_getset = Profile_getset,
 };
 
+static PyMethodDef module_methods[] = {
+    {"split_due", (PyCFunction)(void (*)(void))split_due, METH_VARARGS | METH_KEYWORDS,
+     "split_due(jobs, start_at, now)\n--\n\n"
+     "Take out of ``jobs`` (a list, in place, order kept) every job whose ``start_at`` is "
+     "<= now; return them and the earliest ``start_at`` of the jobs left (inf if none)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef cprofile_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "schedlab.platform._cprofile",
     .m_doc = "C implementation of the availability profile (schedlab.platform.profile).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

@@ -1,12 +1,12 @@
-"""Platform files: sites, batch queues, node powers and links of a grid (paper 001, SPEC 5).
+"""Platform files: sites, batch queues, node powers and links of a grid (SPEC 5).
 
-Paper 001 (section 4.1) models a grid as C sites, each a cluster of nodes on a LAN, joined
-by a WAN; a site runs a batch system with one or more queues (section 4.3), each owning some
-of the site's nodes, a maximum run time t_max and a local policy. Node powers are in NCU/s
-(work units per second); they are written per group of equal nodes or, as the paper's
-platform module does (section 5), sampled without replacement from a weighted pool of
-reference node types. `load_platform` reads a TOML file into a `Platform`; its queues, in
-file order (sites, then their queues), are the kernel's pools (`Platform.pool_specs`) and
+Caron et al. (LIP RR-2005-13, section 4.1) model a grid as C sites, each a cluster of nodes on a
+LAN, joined by a WAN; a site runs a batch system with one or more queues (section 4.3), each
+owning some of the site's nodes, a maximum run time t_max and a local policy. Node powers are in
+NCU/s (work units per second); they are written per group of equal nodes or, as the paper's
+platform module does (section 5), sampled without replacement from a weighted pool of reference
+node types. `load_platform` reads a TOML file into a `Platform`; its queues, in file order
+(sites, then their queues), are the kernel's pools (`Platform.pool_specs`) and
 `Platform.context` gives the meta-schedulers their message times.
 
 The file (``examples/platform-dirac.toml``, ``examples/platform-heterogeneous.toml``)::
@@ -39,7 +39,7 @@ The file (``examples/platform-dirac.toml``, ``examples/platform-heterogeneous.to
                                      # {dist = "empirical", file = "times.txt"}
     placement = "fastest"            # fastest (default), slowest or random
 
-Rules (docs/model.md, "Grid platforms and workloads (paper 001)"):
+Rules (docs/model.md, "Grid platforms and workloads"):
 
 * **Queues partition a site's nodes** (overlapping queues are out of scope, SPEC 5). Either
   the site has nodes (``groups`` or ``sample = true``) and its queues take ``nodes`` counts
@@ -47,7 +47,7 @@ Rules (docs/model.md, "Grid platforms and workloads (paper 001)"):
   file order** (the first queue gets the fastest nodes); or the site has neither and each
   queue lists its own ``groups``. Nodes are counts per (queue, power) group, never one object
   per node; equal powers are merged into one group, groups are kept fastest first.
-* **Sampling** (paper 001, section 5): the multiset of all powers is built in proportion to
+* **Sampling** (the paper's section 5): the multiset of all powers is built in proportion to
   the pool's weights for the total node count of the sampled sites (largest remainders, so
   the counts add up; exact when that count is a multiple of the pool's total weight), then
   each node in turn gets a power drawn at random from what is left, which is removed: a
@@ -106,7 +106,7 @@ __all__ = [
     "parse_platform",
 ]
 
-CONTROL_MESSAGE_BYTES = 30e3  # paper 001, section 7: "30 ko"
+CONTROL_MESSAGE_BYTES = 30e3  # Caron et al. (LIP RR-2005-13), section 7: "30 ko"
 MBIT = 1e6 / 8  # bytes per second in one Mbit/s
 MAX_NODES = 2**31 - 1  # as a pool's processors (platform.pool)
 MAX_SEED = 2**63 - 1
@@ -174,7 +174,7 @@ NO_NETWORK = Link()  # infinite bandwidth, no latency: messages and transfers ar
 @dataclass(frozen=True)
 class ReferencePool:
     """Node types ``(power NCU/s, weight)``; a type's share of the nodes is its weight over
-    the total weight (paper 001, section 5: "chaque nœud est pondéré par un pourcentage")."""
+    the total weight (Caron et al., section 5: "chaque nœud est pondéré par un pourcentage")."""
 
     types: tuple[tuple[float, float], ...]
 
@@ -233,12 +233,12 @@ class ReferencePool:
         return rng.permutation(multiset)
 
 
-# Paper 001's pool is not published: only its mean (96 NCU/s), its size (about twenty node
-# configurations of the 4000-node DIRAC production platform) and three measured types
-# (table 1: PII 350 MHz = 32.12, PII 400 MHz = 52.12, PIII 600 MHz = 100 NCU/s). This pool
-# has 20 types, those three among them; the weights are node counts out of 60 (the 60 nodes
-# of Table 2, so that platform gets exactly this multiset) and the powers were chosen on a
-# 0.01 grid so that sum(power x weight) = 5760 = 96 x 60: the weighted mean is exactly 96.
+# The pool of Caron et al. is not published: only its mean (96 NCU/s), its size (about twenty
+# node configurations of the 4000-node DIRAC production platform) and three measured types
+# (table 1: PII 350 MHz = 32.12, PII 400 MHz = 52.12, PIII 600 MHz = 100 NCU/s). This pool has
+# 20 types, those three among them; the weights are node counts out of 60 (the 60 nodes of Table
+# 2, so that platform gets exactly this multiset) and the powers were chosen on a 0.01 grid so
+# that sum(power x weight) = 5760 = 96 x 60: the weighted mean is exactly 96.
 DEFAULT_REFERENCE_POOL = ReferencePool(
     (
         (32.12, 2),  # measured (PII 350)
@@ -441,7 +441,7 @@ class Platform:
 
     @property
     def mean_power(self) -> float:
-        """Mean node power over every node (paper 001, section 4.1: puissance_m)."""
+        """Mean node power over every node (Caron et al., section 4.1: puissance_m)."""
         total = math.fsum(p * c for s in self.sites for q in s.queues for p, c in q.groups)
         return total / self.total_nodes
 

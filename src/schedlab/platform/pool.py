@@ -1,13 +1,13 @@
 """A pool: one batch queue of a platform, as the kernel runs it (DESIGN 3b, SPEC 5).
 
-A pool owns node groups (power in work units per second, count of processors), runs one
-policy instance from the registry over them, caps run times at ``t_max`` (a job reaching it
-is killed), admits an arriving job only after ``mu_rec`` seconds and frees the nodes of an
-ended job only ``mu_env`` seconds after its recorded end (the batch system's service times,
-paper 001). ``placement`` chooses the nodes of a starting job: the fastest free group first
+A pool owns node groups (power in work units per second, count of processors), runs one policy
+instance from the registry over them, caps run times at ``t_max`` (a job reaching it is killed),
+admits an arriving job only after ``mu_rec`` seconds and frees the nodes of an ended job only
+``mu_env`` seconds after its recorded end (the batch system's service times, Caron et al., LIP
+RR-2005-13). ``placement`` chooses the nodes of a starting job: the fastest free group first
 (default), the slowest first, or at random (seeded). Nodes are counts per group, never one
-object per node. A homogeneous cluster is one group of power 1. mu_rec and mu_env are seconds
-or distributions (`platform.service`), drawn per job from the pool's seeded generator.
+object per node. A homogeneous cluster is one group of power 1. mu_rec and mu_env are seconds or
+distributions (`platform.service`), drawn per job from the pool's seeded generator.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Service times of a batch system: mu_rec and mu_env (paper 001, SPEC 5).
+"""Service times of a batch system: mu_rec and mu_env (Caron et al., LIP RR-2005-13; SPEC 5).
 
 mu_rec delays a job's admission into its queue after it arrives; mu_env keeps an ended
-job's nodes busy after its recorded end (the batch system notices the end late). Paper 001
+job's nodes busy after its recorded end (the batch system notices the end late). The paper
 measured 3.75 s and 2 s on its validation site and notes that a distribution would come
 closer to reality. A service time is a constant or a distribution, drawn once per job from
 the pool's seeded generator. ``upper`` is the largest value it can take: a pool's policy

@@ -19,7 +19,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import matplotlib
 import numpy as np
@@ -38,14 +38,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METRIC_LABELS",
+    "GanttDrawn",
     "cdf",
+    "draw_cdf",
+    "draw_gantt",
+    "draw_timeseries",
     "gantt",
     "metric_bars",
     "policy_colors",
     "policy_names",
     "save",
+    "series_of",
+    "style_axes",
     "timeseries",
+    "timeseries_title",
     "to_svg",
+    "utilization_window",
 ]
 
 SVG_HASH_SALT = "schedlab"  # fixed salt: clip-path ids (and so SVG bytes) are reproducible
@@ -203,20 +211,28 @@ def _log_axis(ax: Axes, which: str, scale: str, **kwargs: Any) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def _new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    ax = fig.add_subplot()
+def style_axes(ax: Axes) -> Axes:
+    """The look of every drawing: light grid behind the marks, no top or right spine."""
     ax.grid(True, color="0.88", linewidth=0.6)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig, ax
+    return ax
 
 
-def _empty(fig: Figure, ax: Axes, message: str) -> Figure:
+def _new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, style_axes(fig.add_subplot())
+
+
+def _blank(ax: Axes, message: str) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="0.4")
     ax.set_xticks([])
     ax.set_yticks([])
+
+
+def _empty(fig: Figure, ax: Axes, message: str) -> Figure:
+    _blank(ax, message)
     return fig
 
 
@@ -350,13 +366,42 @@ def cdf(
         raise ConfigError("column", column, list(CDF_COLUMNS))
     infos = [_run_info(store, r) for r in run_ids]
     fig, ax = _new_figure()
+    samples = [job_values(store.jobs(info["run_id"]), column) for info in infos]
+    draw_cdf(
+        ax,
+        samples,
+        _labels(infos),
+        _styles(infos, colors),
+        column,
+        log=log,
+        max_points=max_points,
+        title=title,
+    )
+    return fig
+
+
+def draw_cdf(
+    ax: Axes,
+    samples: Sequence[np.ndarray],
+    names: Sequence[str],
+    styles: Sequence[Mapping[str, Any]],
+    column: str = "wait_time",
+    *,
+    log: bool = True,
+    max_points: int = 1000,
+    title: str | None = None,
+) -> None:
+    """Draw the empirical CDF of each sample (one value per job, see ``job_values``) on
+    ``ax``, named ``names[i]`` and drawn with ``styles[i]``: the drawing of ``cdf``, which
+    also serves the figures of one run (``schedlab.report.single``)."""
     label = METRIC_LABELS.get(column, column)
     ax.set_title(title or f"CDF of {label}", fontsize=11)
-    if not infos:
-        return _empty(fig, ax, "no runs")
+    if not samples:
+        _blank(ax, "no runs")
+        return
     has_zero = False
-    for info, name, style in zip(infos, _labels(infos), _styles(infos, colors)):
-        values = np.sort(job_values(store.jobs(info["run_id"]), column))
+    for sample, name, style in zip(samples, names, styles):
+        values = np.sort(sample)
         if values.size == 0:
             continue
         has_zero |= bool(values[0] <= 0)
@@ -377,7 +422,6 @@ def cdf(
     ax.set_xlabel(label + (" — log scale" if log else ""))
     ax.set_ylabel("fraction of jobs ≤ x")
     ax.legend(fontsize=8, frameon=False, loc="lower right")
-    return fig
 
 
 # -- time series -------------------------------------------------------------------------
@@ -459,35 +503,92 @@ def timeseries(
         raise ConfigError("what", what, list(TIMESERIES_KINDS))
     infos = [_run_info(store, r) for r in run_ids]
     fig, ax = _new_figure(6.4, 3.6)
-    label = "utilization (busy / all processors)" if what == "utilization" else METRIC_LABELS[what]
-    smoothing = f", {window / 3600:g} h moving mean" if window else ""
-    ax.set_title(title or f"{label} over time{smoothing}", fontsize=11)
+    ax.set_title(title or timeseries_title(what, window), fontsize=11)
     if not infos:
         return _empty(fig, ax, "no runs")
     series = []
-    column = "busy_procs" if what == "utilization" else what
     recorded = []
     for info in infos:
-        frame = store.timeseries(info["run_id"])
-        if column not in frame.columns:  # e.g. a kind of run that does not record it
+        one = series_of(store.timeseries(info["run_id"]), what, info["procs"])
+        if one is None:  # e.g. a kind of run that does not record it
             continue
-        times = np.asarray(frame["time"], dtype=np.float64)
-        values = np.asarray(frame[column], dtype=np.float64)
-        if what == "utilization":
-            values = values / max(info["procs"], 1)
-        series.append(_step_series(times, values))
+        series.append(one)
         recorded.append(info)
     if not recorded:
-        return _empty(fig, ax, f"no run records {column}")
+        return _empty(fig, ax, f"no run records {_series_column(what)}")
     infos = recorded
+    drawn = draw_timeseries(
+        ax,
+        series,
+        _labels(infos),
+        _styles(infos, colors),
+        what,
+        window=window,
+        max_points=max_points,
+    )
+    if drawn is None:
+        return fig
+    # below the axes: a time series has no empty corner to hold it
+    fig.legend(loc="outside lower center", ncols=min(len(infos), 4), fontsize=8, frameon=False)
+    return fig
+
+
+def _series_column(what: str) -> str:
+    return "busy_procs" if what == "utilization" else what
+
+
+def timeseries_label(what: str) -> str:
+    """The axis label of a time-series quantity."""
+    return "utilization (busy / all processors)" if what == "utilization" else METRIC_LABELS[what]
+
+
+def timeseries_title(what: str, window: float | None = None) -> str:
+    """The default title of a time series, naming its smoothing."""
+    smoothing = f", {window / 3600:g} h moving mean" if window else ""
+    return f"{timeseries_label(what)} over time{smoothing}"
+
+
+def utilization_window(span: float) -> float:
+    """Smoothing window (s) of a utilization plot over ``span`` seconds: 1/40 of it, in
+    whole hours, at least 1 h (raw utilization flickers with every start and end)."""
+    return max(3600.0, round(span / 40 / 3600) * 3600.0)
+
+
+def series_of(frame: Any, what: str, procs: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(times, values) of ``what`` from a time-series table (columns ``time``, ``queued``,
+    ``running``, ``busy_procs``: a DataFrame or a dict of arrays), the value that holds
+    after each instant; ``utilization`` = busy_procs / ``procs``. None when the table lacks
+    the quantity."""
+    column = _series_column(what)
+    if column not in frame:
+        return None
+    times = np.asarray(frame["time"], dtype=np.float64)
+    values = np.asarray(frame[column], dtype=np.float64)
+    if what == "utilization":
+        values = values / max(procs, 1)
+    return _step_series(times, values)
+
+
+def draw_timeseries(
+    ax: Axes,
+    series: Sequence[tuple[np.ndarray, np.ndarray]],
+    names: Sequence[str],
+    styles: Sequence[Mapping[str, Any]],
+    what: str,
+    *,
+    window: float | None = None,
+    max_points: int | None = 2000,
+) -> float | None:
+    """Draw step series (from ``series_of``) on ``ax``: the drawing of ``timeseries``, which
+    also serves the figures of one run. Returns the seconds per unit of the x axis (to mark
+    times on it), or None when every series is empty (the axes then say so)."""
     starts = [s[0][0] for s in series if s[0].size]
     ends = [s[0][-1] for s in series if s[0].size]
     if not starts:
-        return _empty(fig, ax, "empty time series")
+        _blank(ax, "empty time series")
+        return None
     unit, unit_name = _time_unit(max(ends) - min(starts))
-    for (times, values), _info, name, style in zip(
-        series, infos, _labels(infos), _styles(infos, colors)
-    ):
+    for (times, values), name, style in zip(series, names, styles):
         xs, ys, is_step = smooth_step(times, values, window=window, max_points=max_points)
         if is_step:
             ax.step(xs / unit, ys, where="post", label=name, linewidth=1.0, **style)
@@ -498,10 +599,8 @@ def timeseries(
     else:
         ax.set_ylim(bottom=0)
     ax.set_xlabel(f"time since the trace origin ({unit_name})")
-    ax.set_ylabel(label)
-    # below the axes: a time series has no empty corner to hold it
-    fig.legend(loc="outside lower center", ncols=min(len(infos), 4), fontsize=8, frameon=False)
-    return fig
+    ax.set_ylabel(timeseries_label(what))
+    return unit
 
 
 # -- Gantt -------------------------------------------------------------------------------
@@ -573,6 +672,49 @@ def gantt(
     info = _run_info(store, run_id)
     jobs = store.jobs(run_id)
     fig, ax = _new_figure(10.0, 4.8)
+    draw_gantt(
+        ax,
+        jobs,
+        info["procs"],
+        start,
+        end,
+        max_jobs,
+        heading=title
+        or f"Run {run_id}: {info['policy']} on {info['workload']}, load {info['load_factor']:g}",
+        empty_title=title or f"Run {run_id}: no job runs in this window",
+    )
+    return fig
+
+
+class GanttDrawn(NamedTuple):
+    """What ``draw_gantt`` drew: the window (s), the jobs drawn, whether the window was cut
+    to ``max_jobs`` and how many jobs were split over non-adjacent rows."""
+
+    start: float
+    end: float
+    jobs: int
+    shortened: bool
+    split: int
+
+
+def draw_gantt(
+    ax: Axes,
+    jobs: Any,
+    total: int,
+    start: float | None = None,
+    end: float | None = None,
+    max_jobs: int = 400,
+    *,
+    heading: str,
+    empty_title: str | None = None,
+) -> GanttDrawn:
+    """Draw the jobs of a per-job table (DataFrame or dict of columns) running on a machine
+    of ``total`` processors within [start, end] on ``ax``: the drawing of ``gantt`` (which
+    documents the window and the rows), which also serves the figures of one run.
+    ``heading``: the title's first line; ``empty_title``: the title when no job runs there.
+    """
+    if max_jobs < 1:
+        raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
     ax.grid(False)
     started = np.asarray(jobs["started_at"], dtype=np.float64)
     finished = np.asarray(jobs["finished_at"], dtype=np.float64)
@@ -594,16 +736,16 @@ def gantt(
         inside = inside[:max_jobs]
     unit, unit_name = _time_unit(hi - lo)
     ax.set_xlim(lo / unit, hi / unit)
-    ax.set_ylim(0, info["procs"])
+    ax.set_ylim(0, total)
     ax.set_xlabel(f"time since the trace origin ({unit_name})")
-    ax.set_ylabel(f"processors (of {info['procs']})")
+    ax.set_ylabel(f"processors (of {total})")
     if inside.size == 0:
-        ax.set_title(title or f"Run {run_id}: no job runs in this window", fontsize=10)
-        return fig
+        ax.set_title(empty_title or f"{heading}: no job runs in this window", fontsize=10)
+        return GanttDrawn(lo, hi, 0, shortened, 0)
     procs = np.asarray(jobs["procs"], dtype=np.int64)[inside]
     killed = np.asarray(jobs["killed"], dtype=bool)[inside] if "killed" in jobs else None
     job_ids = np.asarray(jobs["job_id"], dtype=np.int64)[inside]
-    bands, split = processor_bands(started[inside], finished[inside], procs, info["procs"])
+    bands, split = processor_bands(started[inside], finished[inside], procs, total)
     cmap = matplotlib.colormaps["tab20"]
     bars: dict[bool, dict[str, list[Any]]] = {
         k: {"x": [], "w": [], "y": [], "h": [], "c": []} for k in (False, True)
@@ -637,9 +779,6 @@ def gantt(
         notes.append(f"window cut to the first {max_jobs}")
     if split:
         notes.append(f"{split} split over non-adjacent rows")
-    heading = title or (
-        f"Run {run_id}: {info['policy']} on {info['workload']}, load {info['load_factor']:g}"
-    )
     ax.set_title(
         f"{heading}\nprocessor rows are a first-fit drawing, not the simulated allocation"
         f" ({', '.join(notes)})",
@@ -653,7 +792,7 @@ def gantt(
             loc="upper left",
             bbox_to_anchor=(0.0, 1.0),
         )
-    return fig
+    return GanttDrawn(lo, hi, int(inside.size), shortened, split)
 
 
 # -- output ------------------------------------------------------------------------------

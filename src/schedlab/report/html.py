@@ -238,6 +238,17 @@ CONFIG_HEADINGS = {
 }
 
 
+def _skipped_by_reason(store: ResultStore, catalog: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Run id -> records its workload skipped, by reason (from meta.json; runs from before
+    it was recorded have none); empty when no run skipped anything."""
+    out: dict[str, dict[str, int]] = {}
+    for run_id in catalog.loc[catalog["status"] == "done", "run_id"]:
+        counts = store.meta(str(run_id)).get("skipped_by_reason") or {}
+        if counts:
+            out[str(run_id)] = {str(k): int(v) for k, v in counts.items()}
+    return out
+
+
 def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
     """Every run's configuration and status; a failed run gets a second row with its
     error (and the traceback, folded). ``policy label`` is shown only where it differs
@@ -250,7 +261,10 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
         and (catalog["policy_label"].isna() | (catalog["policy_label"] == catalog["policy"])).all()
     ):
         columns.remove("policy_label")
+    skipped = _skipped_by_reason(store, catalog)
     head = "".join(f"<th>{escape(CONFIG_HEADINGS.get(c, c))}</th>" for c in columns)
+    if skipped:
+        head += "<th>records skipped, by reason</th>"
     out = ['<div class="scroll"><table class="configs">', f"<thead><tr>{head}</tr></thead>"]
     out.append("<tbody>")
     ordered = catalog.sort_values(["status", "run_id"], kind="stable")
@@ -264,6 +278,10 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
             if c in ("load_factor", "seed", "procs_override") and not _is_missing(value):
                 cls = ' class="num"'
             cells.append(f"<td{cls}>{escape(text)}</td>")
+        if skipped:
+            counts = skipped.get(str(row["run_id"]), {})
+            text = ", ".join(f"{reason} {n:,}" for reason, n in counts.items()) or "—"
+            cells.append(f"<td>{escape(text)}</td>")
         cls = ' class="failed"' if failed else ""
         out.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
         if failed:
@@ -271,7 +289,7 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
             trace = record.get("traceback") or ""
             out.append(
                 '<tr class="failed error-row"><td></td>'
-                f'<td class="error" colspan="{len(columns) - 1}">'
+                f'<td class="error" colspan="{len(columns) - 1 + bool(skipped)}">'
                 f"{escape(str(row.get('error')))}"
                 f"<details><summary>traceback</summary><pre>{escape(trace)}</pre></details>"
                 "</td></tr>"
@@ -340,8 +358,7 @@ def _utilization_window(store: ResultStore, run_id: str) -> float:
     series = store.timeseries(run_id)
     if len(series) < 2:
         return 3600.0
-    span = float(series["time"].iloc[-1] - series["time"].iloc[0])
-    return max(3600.0, round(span / 40 / 3600) * 3600.0)
+    return figures.utilization_window(float(series["time"].iloc[-1] - series["time"].iloc[0]))
 
 
 # -- the page ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from schedlab.report.figures import _new_figure, save
 
 def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Change of the priority jobs' mean wait, DBF vs CBF, per workload and case: ours and
-    paper 000's Table 1, as grouped bars."""
+    Table 1 of N'Takpé and Suter (ComPAS 2016), as grouped bars."""
     from schedlab.experiments.reproduce.common import change
     from schedlab.experiments.reproduce.published import DBF_TABLES
 
@@ -30,7 +30,7 @@ def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
         paper.append(published[1] if row["case"] == "a" else published[2])
     x = np.arange(len(labels))
     ax.bar(x - 0.2, ours, 0.4, label="schedlab", color="#1f77b4")
-    ax.bar(x + 0.2, paper, 0.4, label="paper 000, Table 1", color="#bbbbbb")
+    ax.bar(x + 0.2, paper, 0.4, label="N'Takpé and Suter (ComPAS 2016), Table 1", color="#bbbbbb")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("priority jobs' mean wait,\nDBF vs CBF (%)")
@@ -40,7 +40,7 @@ def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
 
 def pps_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Mean response time against load, EASY and PPS, one panel per workload: ours (lines)
-    and paper 002's Table 1 (the workload it stands for, dashed)."""
+    and Table 1 of Zhang and Pan (PPS) (the workload it stands for, dashed)."""
     from matplotlib.figure import Figure
 
     from schedlab.experiments.reproduce.published import PPS_TABLES
@@ -84,7 +84,7 @@ def mmc_figure(
     expectation: Sequence[dict[str, Any]] = (),
 ) -> Path:
     """M/M/c validation: simulated mean response (99 % intervals) on Erlang C's curve, one
-    panel per server count, and a last panel with paper 001's protocol (16 x 1000 jobs
+    panel per server count, and a last panel with the protocol of Caron et al. (16 x 1000 jobs
     from empty, c = 4, service 4 s), whose bias near saturation is visible."""
     from matplotlib.figure import Figure
 
@@ -118,15 +118,16 @@ def mmc_figure(
             ax.plot([r["load"] for r in expectation],
                     [r["simulated_mean_response_time"] for r in expectation], "--",
                     color="#d62728", lw=1, label="its expectation (400 runs)")  # fmt: skip
-        ax.set_title("paper 001's protocol, M/M/4", fontsize=9)
+        ax.set_title("Caron et al. (LIP RR-2005-13): M/M/4 protocol", fontsize=9)
         ax.set_xlabel("load ρ")
         ax.legend(fontsize=7)
     return save(fig, path)
 
 
 def hlw_figure(values: dict[str, dict[str, list[float]]], path: Path) -> Path:
-    """Paper 004's Figure 1a-f: the distribution of normalized Cmax per algorithm, one box
-    plot per scenario (the same instances for every algorithm of a scenario)."""
+    """Figure 1a-f of Lanore and Klein (ComPAS 2013): the distribution of normalized Cmax
+    per algorithm, one box plot per scenario (the same instances for every algorithm of a
+    scenario)."""
     from matplotlib.figure import Figure
 
     from schedlab.experiments.reproduce.hlw import DISPLAY, SCENARIOS
@@ -168,9 +169,9 @@ _DIRAC_COLORS = {
 
 
 def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
-    """Paper 001's Figure 7: jobs queued, running and done over time, push with Δt = 0 and
-    DIRAC (static agents), one seed of the dedicated context (``series``: strategy -> a
-    run's time series with time, queued, running and done)."""
+    """Figure 7 of Caron et al. (LIP RR-2005-13): jobs queued, running and done over time,
+    push with Δt = 0 and DIRAC (static agents), one seed of the dedicated context
+    (``series``: strategy -> a run's time series with time, queued, running and done)."""
     from matplotlib.figure import Figure
 
     from schedlab.experiments.reproduce.dirac import DISPLAY
@@ -198,9 +199,10 @@ def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
 
 
 def dirac_figure8(contexts: dict[str, dict[str, Any]], path: Path) -> Path:
-    """Paper 001's Figure 8: push's mean global wait against the refresh period Δt, per
-    context, with DIRAC's mean wait (static agents; dotted: filling pilots) as flat lines;
-    left Δt up to 200 s (the paper's range), right the whole range to past the plateau."""
+    """Figure 8 of Caron et al. (LIP RR-2005-13): push's mean global wait against the
+    refresh period Δt, per context, with DIRAC's mean wait (static agents; dotted: filling
+    pilots) as flat lines; left Δt up to 200 s (the paper's range), right the whole range to
+    past the plateau."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10.0, 3.6), layout="constrained")
@@ -230,9 +232,10 @@ def dirac_figure8(contexts: dict[str, dict[str, Any]], path: Path) -> Path:
 
 
 def dirac_figure9(contexts: dict[str, dict[str, Any]], series: dict[str, Any], path: Path) -> Path:
-    """Paper 001's Figure 9: (a) makespan, global and local mean response and execution
-    time of the four strategies, one row per context (means over seeds); (b) matcher
-    requests over time for the DIRAC strategies (one seed, dedicated context)."""
+    """Figure 9 of Caron et al. (LIP RR-2005-13): (a) makespan, global and local mean
+    response and execution time of the four strategies, one row per context (means over
+    seeds); (b) matcher requests over time for the DIRAC strategies (one seed, dedicated
+    context)."""
     from matplotlib.figure import Figure
 
     from schedlab.experiments.reproduce.dirac import DISPLAY, STRATEGIES
@@ -287,8 +290,9 @@ _TDCS_COMPONENTS = (
 
 
 def tdcs_components_figure(means: dict[str, dict[str, float]], path: Path) -> Path:
-    """Paper 003: the high-priority jobs' mean processing time per configuration, as stacked
-    components (global queue, transfer, local queue, run; means over the seeds)."""
+    """Baranov and Tikhomirov (Computational Technologies 2017): the high-priority jobs'
+    mean processing time per configuration, as stacked components (global queue, transfer,
+    local queue, run; means over the seeds)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7.0, 3.4), layout="constrained")
@@ -307,8 +311,9 @@ def tdcs_components_figure(means: dict[str, dict[str, float]], path: Path) -> Pa
 
 
 def tdcs_horizon_figure(curve: Sequence[Sequence[Any]], path: Path) -> Path:
-    """Paper 003: tdcs against its horizon H (unlimited drawn at the right): the high-priority
-    mean processing time and the low-priority mean wait (means over the seeds)."""
+    """Baranov and Tikhomirov (Computational Technologies 2017): tdcs against its horizon H
+    (unlimited drawn at the right): the high-priority mean processing time and the
+    low-priority mean wait (means over the seeds)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.0, 3.2), layout="constrained")

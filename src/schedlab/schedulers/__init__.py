@@ -1,12 +1,13 @@
 """Cluster scheduling policies, registered by name (SPEC section 4)."""
 
-# the moldable schedulers of paper 004 register themselves too (imported last: they use
-# the registry and the shared machinery above)
+# the moldable schedulers (Lanore and Klein, ComPAS 2013) register themselves too (imported
+# last: they use the registry and the shared machinery above)
 import schedlab.moldable  # noqa: E402,F401,I001
 from schedlab.schedulers.conservative import ConservativeBackfilling, ConservativeParams
 from schedlab.schedulers.dbf import DbfParams, DeadlineBackfilling
 from schedlab.schedulers.easy import EasyBackfilling, EasyParams
 from schedlab.schedulers.fcfs import Fcfs, FcfsParams
+from schedlab.schedulers.multifactor import MultifactorParams, MultifactorPriority
 from schedlab.schedulers.pps import PpsParams, PriorityPreemptive
 from schedlab.schedulers.registry import available_policies, make_policy, register_policy
 
@@ -19,6 +20,8 @@ __all__ = [
     "EasyParams",
     "Fcfs",
     "FcfsParams",
+    "MultifactorParams",
+    "MultifactorPriority",
     "PpsParams",
     "PriorityPreemptive",
     "available_policies",

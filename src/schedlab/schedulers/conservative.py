@@ -14,21 +14,17 @@ for jobs that may move, and recomputed only after one did.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from heapq import heapify, heappop, heappush
 from typing import ClassVar, cast
 
 import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.platform import Profile, warn_once_if_python_profile
+from schedlab.platform import Profile, split_due, warn_once_if_python_profile
 from schedlab.schedulers.registry import register_policy
 
 _NAN = float("nan")
-
-
-_STALE_FACTOR = 4  # the due heap is rebuilt past this many entries per waiting job ...
-_STALE_SLACK = 64  # ... plus this many
+_INF = float("inf")
 
 
 @dataclass(frozen=True)
@@ -43,6 +39,7 @@ class ConservativeBackfilling:
     """Conservative backfilling: a reservation for every job, compressed on early ends."""
 
     name: ClassVar[str] = "conservative"
+    preempts: ClassVar[bool] = False  # never suspends a job: sweeps rebuild its time series
     Params: ClassVar[type] = ConservativeParams
 
     def __init__(self, params: ConservativeParams | None = None) -> None:
@@ -62,7 +59,8 @@ class ConservativeBackfilling:
         self.reserved_at: list[float] = []  # current reservation (start)
         self.first_reservation: list[float] = []  # reservation given at submission
         self._expected_end: list[float] = []  # of running jobs: start + requested time
-        self._due: list[tuple[float, int]] = []  # (reservation, job), lazily invalidated
+        # a lower bound of the waiting jobs' reservations (inf: none waits; -inf: unknown)
+        self._next_due = _INF
         self._ended_early = False
         self._wake_at = float("nan")  # last wake-up asked for
 
@@ -103,59 +101,41 @@ class ConservativeBackfilling:
         self.first_reservation[j] = self.reserved_at[j]
 
     def _place(self, now: float, j: int) -> float:
-        """Reserve job j at its earliest start and return it; the due heap learns of every
-        new start (a job put back where it was keeps its valid entry)."""
+        """Reserve job j at its earliest start and return it (and lower ``_next_due``)."""
         req = self._req[j]
         p = self._procs[j]
         start = self.profile.earliest_start(p, req, now)
         self.profile.reserve(start, start + req, p)
-        if start != self.reserved_at[j]:
-            self.reserved_at[j] = start
-            heappush(self._due, (start, j))
+        self.reserved_at[j] = start
+        if start < self._next_due:
+            self._next_due = start
         return start
 
     def _compress(self, now: float) -> None:
         """Re-place every waiting job, in arrival order, at its earliest start (SPEC 4)."""
-        reserved_at = self.reserved_at
-        due = self._due
-        for j in self.profile.compress(self._waiting, reserved_at, self._procs, self._req, now):
-            heappush(due, (reserved_at[j], j))
+        if self.profile.compress(self._waiting, self.reserved_at, self._procs, self._req, now):
+            self._next_due = -_INF  # jobs moved earlier: the next pass looks them over
 
     def _start_due(self, now: float) -> list[Decision]:
         """Start every job whose reservation is now; ask to be woken for the next one.
 
         A reservation may fall at the requested end of a job that in fact ended earlier,
         an instant with no event of its own: the WakeAt makes sure the pass happens.
+        ``_next_due`` is a lower bound of the waiting jobs' reservations (exact after each
+        `split_due`): until ``now`` reaches it nothing can be due, so most passes stop here.
         """
-        due = self._due
-        reserved_at = self.reserved_at
-        if len(due) > _STALE_FACTOR * len(self._waiting) + _STALE_SLACK:
-            # every compression pushes the moved jobs again and the old entries wait to
-            # surface: rebuild from the valid ones (amortized O(1) per push; (start, job)
-            # entries are unique, so the pops, and the starts, are exactly the same)
-            due[:] = [
-                (reserved_at[j], j) for j in self._waiting if reserved_at[j] == reserved_at[j]
-            ]
-            heapify(due)
         out: list[Decision] = []
-        while due and due[0][0] <= now:
-            t, j = heappop(due)
-            if reserved_at[j] != t:
-                continue  # stale: the job moved since
-            out.append(Start(j))
-            reserved_at[j] = float("nan")
-            self._expected_end[j] = now + self._req[j]
-        if out:
-            out.sort(key=lambda d: d[0])
-            waiting = self._waiting
-            if len(out) <= 8:
-                for d in out:
-                    waiting.remove(d.job)  # type: ignore[union-attr]  # (a C-speed scan; most passes start one job)
-            else:
-                self._waiting = [j for j in waiting if reserved_at[j] == reserved_at[j]]
-        while due and reserved_at[due[0][1]] != due[0][0]:
-            heappop(due)
-        if due and due[0][0] != self._wake_at:
-            self._wake_at = due[0][0]
-            out.append(WakeAt(self._wake_at))
+        if now >= self._next_due:
+            reserved_at = self.reserved_at
+            started, self._next_due = split_due(self._waiting, reserved_at, now)
+            expected_end = self._expected_end
+            req = self._req
+            for j in started:  # (arrival order = job order, as the engine expects)
+                out.append(Start(j))
+                reserved_at[j] = _NAN
+                expected_end[j] = now + req[j]
+        nxt = self._next_due
+        if nxt != self._wake_at and nxt != _INF:
+            self._wake_at = nxt
+            out.append(WakeAt(nxt))
         return out

@@ -1,4 +1,4 @@
-"""Deadline-aware conservative backfilling, DBF (N'Takpe & Suter, ComPAS 2016; SPEC 4).
+"""Deadline-aware conservative backfilling, DBF (N'Takpé and Suter, ComPAS 2016; SPEC 4).
 
 Conservative backfilling with two kinds of jobs. A **priority** job gets a *definitive*
 reservation, as in CBF: it never starts later than that. A **non-priority** job has a
@@ -8,7 +8,7 @@ no later than its deadline.
 
 * A non-priority job arriving is placed as CBF would place it, after every current
   reservation. If it cannot end by its deadline there, it is treated as a priority job from
-  then on (paper 000: rather than refusing it).
+  then on (the paper: rather than refusing it).
 * A priority job T_p arriving runs Algorithm 1 of the paper: cancel every provisional
   reservation; the non-priority jobs whose deadline would be missed if T_p were placed before
   them go to L_TMP; L_TMP is placed first, in submit order; if one of them still misses its
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from heapq import heappush
 from typing import ClassVar
 
 import numpy as np
@@ -108,9 +107,9 @@ class DeadlineBackfilling(ConservativeBackfilling):
     def _reserve_at(self, j: int, start: float) -> None:
         """Reserve job j at ``start`` (a start known to fit)."""
         self.profile.reserve(start, start + self._req[j], self._procs[j])
-        if start != self.reserved_at[j]:
-            self.reserved_at[j] = start
-            heappush(self._due, (start, j))
+        self.reserved_at[j] = start
+        if start < self._next_due:
+            self._next_due = start
 
     def _unplace(self, j: int) -> None:
         """Cancel job j's reservation in the profile (``reserved_at`` is kept as a hint)."""
@@ -138,7 +137,7 @@ class DeadlineBackfilling(ConservativeBackfilling):
             self._non_priority.append(j)
 
     def _place_priority(self, now: float, tp: int) -> None:
-        """Algorithm 1 of paper 000 for priority job ``tp`` (see the module docstring)."""
+        """Algorithm 1 of N'Takpé and Suter for priority job ``tp`` (see the module docstring)."""
         np_jobs = self._non_priority
         if not np_jobs:
             self._place(now, tp)

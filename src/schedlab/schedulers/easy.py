@@ -9,17 +9,37 @@ Why it is fast: most passes cannot start anything, and the code proves it cheapl
 - Shadow time and extra processors only change when a job ends or the head changes; between
   those events they are kept (a backfilled job changes them exactly as the incremental rule
   says, which is what a recomputation would give).
-- A job that failed the test keeps failing until a job ends, except that a job limited only
-  by "ends before the shadow time" may pass later as ``now`` grows; the smallest requested
-  time among those is kept, so a pass with only new arrivals looks at the new jobs alone.
-- A full scan only visits jobs narrow enough for the free processors: waiting jobs are also
-  bucketed by size.
+- A job that failed the test keeps failing until a job ends: free and extra processors only
+  shrink, and under one shadow time a job that would end after it ends even later as
+  ``now`` grows. So a pass with only new arrivals looks at the new jobs alone. (What lets a
+  held-back job through is a job end: processors come back, or the new head's shadow time
+  is later.)
+- A full pass costs O(jobs started + size buckets x log n), not O(waiting jobs): at load
+  above 1 the queue grows without bound, and testing every waiting job at every job end made
+  EASY quadratic (issue 15). Waiting jobs are bucketed by size and only buckets no wider
+  than the free processors are looked at. Free and extra processors only shrink during a
+  pass, so a job that fails once fails for the rest of it, and each bucket offers one
+  candidate at a time, merged with the others in backfilling order by a heap:
+  - ``fcfs``: a bucket no wider than the extra processors offers its first job (any job of
+    it passes); a wider one its first job that ends by the shadow time, found in O(log n)
+    by a segment tree of requested times over the bucket (made only for long buckets, when
+    first needed); a lower bound of the bucket's requested times, kept exact by searches
+    that find nothing, skips a hopeless bucket in one test;
+  - ``sjf``: a bucket is a heap by (requested time, arrival): the jobs that end by the
+    shadow time are a prefix of it, so only its top is ever looked at.
+- Started jobs are flagged, not removed (O(1)): the queue head and each bucket's start move
+  past them, and a list drops its dead prefix once that is half of it.
+
+Both engines number a policy's jobs 0, 1, 2, ... in arrival order; the per-job lists grow
+on submit and the buckets find a job by bisecting its number.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush, heapreplace
 from typing import ClassVar
 
 from schedlab.engine.decisions import Decision, Start
@@ -31,6 +51,8 @@ from schedlab.schedulers.registry import register_policy
 _INF = float("inf")
 _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
 BACKFILL_ORDERS = ("fcfs", "sjf")
+_SMALL = 32  # a bucket with at most this many entries is searched without a tree
+_COMPACT = 1024  # a list sheds its dead prefix once it is this long and half the list
 
 
 @dataclass(frozen=True)
@@ -55,11 +77,234 @@ class EasyParams:
             raise ConfigError("easy backfill_order", self.backfill_order, BACKFILL_ORDERS)
 
 
+class _Bucket:
+    """The waiting jobs of one size, ``count`` of them; emptied by `clear` at 0 and reused."""
+
+    __slots__ = ("count", "req", "waiting")
+
+    def __init__(self, req: Sequence[float], waiting: list[bool]) -> None:
+        self.count = 0
+        self.req = req
+        self.waiting = waiting
+
+    def add(self, j: int) -> None:
+        raise NotImplementedError
+
+    def remove(self, j: int) -> int:
+        """Job j started (already flagged); returns where it was, for a search after it."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        """Forget the started jobs' entries once none waits."""
+        raise NotImplementedError
+
+
+class _ArrivalBucket(_Bucket):
+    """fcfs: job numbers in arrival order (increasing); ``jobs[lo]`` is the first waiting one.
+
+    Entries of started jobs stay until ``lo`` passes them. ``tree`` is a segment tree of
+    requested times over ``jobs[:built]`` (+inf for started jobs, leaves at ``cap + i``): made
+    when a long bucket is first searched, extended over new entries at each search.
+    ``minr`` is a lower bound of the waiting jobs' requested times (exact after a search of
+    the whole bucket that found nothing), so that most hopeless buckets cost one test.
+    """
+
+    __slots__ = ("jobs", "lo", "tree", "cap", "built", "minr")
+
+    def __init__(self, req: Sequence[float], waiting: list[bool]) -> None:
+        super().__init__(req, waiting)
+        self.jobs: list[int] = []
+        self.lo = 0
+        self.tree: list[float] | None = None
+        self.cap = 0
+        self.built = 0
+        self.minr = _INF
+
+    def add(self, j: int) -> None:
+        self.jobs.append(j)
+        self.count += 1
+        r = self.req[j]
+        if r < self.minr:
+            self.minr = r
+
+    def remove(self, j: int) -> int:
+        jobs = self.jobs
+        lo = self.lo
+        if jobs[lo] == j:
+            i = lo
+        elif jobs[-1] == j:
+            i = len(jobs) - 1
+        else:
+            i = bisect_left(jobs, j, lo)
+        self.count -= 1
+        if i < self.built:
+            tree = self.tree
+            assert tree is not None
+            k = self.cap + i
+            tree[k] = _INF
+            k >>= 1
+            while k:
+                a = tree[2 * k]
+                b = tree[2 * k + 1]
+                v = a if a < b else b
+                if tree[k] == v:
+                    break
+                tree[k] = v
+                k >>= 1
+        if i == lo and self.count:
+            waiting = self.waiting
+            lo += 1
+            while not waiting[jobs[lo]]:
+                lo += 1
+            if lo >= _COMPACT and 2 * lo >= len(jobs):
+                del jobs[:lo]
+                i -= lo
+                lo = 0
+                self.tree = None
+                self.built = 0
+            self.lo = lo
+        return i
+
+    def index(self, j: int) -> int:
+        return bisect_left(self.jobs, j, self.lo)
+
+    def _grown(self) -> list[float]:
+        """The tree, made or extended to cover every entry."""
+        jobs = self.jobs
+        m = len(jobs)
+        tree = self.tree
+        req = self.req
+        waiting = self.waiting
+        if tree is None or m > self.cap:
+            cap = 64
+            while cap < 2 * m:  # room to grow before the next rebuild
+                cap <<= 1
+            tree = [_INF] * (2 * cap)
+            for i in range(self.lo, m):
+                j = jobs[i]
+                if waiting[j]:
+                    tree[cap + i] = req[j]
+            for k in range(cap - 1, 0, -1):
+                a = tree[2 * k]
+                b = tree[2 * k + 1]
+                tree[k] = a if a < b else b
+            self.tree = tree
+            self.cap = cap
+            self.built = m
+            return tree
+        first = self.built
+        if first < m:
+            cap = self.cap
+            for i in range(first, m):
+                j = jobs[i]
+                if waiting[j]:
+                    tree[cap + i] = req[j]
+            left = (cap + first) >> 1
+            right = (cap + m - 1) >> 1
+            while left:
+                for k in range(left, right + 1):
+                    a = tree[2 * k]
+                    b = tree[2 * k + 1]
+                    tree[k] = a if a < b else b
+                left >>= 1
+                right >>= 1
+            self.built = m
+        return tree
+
+    def first_fit(self, start: int, now: float, shadow: float) -> int:
+        """First waiting job at index >= start that ends by ``shadow`` if started now; -1.
+
+        ``shadow`` is finite (a started job's +inf leaf must fail the test).
+        """
+        if not now + self.minr <= shadow:
+            return -1
+        jobs = self.jobs
+        m = len(jobs)
+        whole = start <= self.lo
+        if whole:
+            start = self.lo
+        elif start >= m:
+            return -1
+        if self.tree is None and m - start <= _SMALL:
+            req = self.req
+            waiting = self.waiting
+            least = _INF
+            for i in range(start, m):
+                j = jobs[i]
+                if waiting[j]:
+                    r = req[j]
+                    if now + r <= shadow:
+                        return j
+                    if r < least:
+                        least = r
+            if whole:
+                self.minr = least
+            return -1
+        tree = self.tree
+        if tree is None or self.built != m:
+            tree = self._grown()
+        if whole and not now + tree[1] <= shadow:
+            self.minr = tree[1]  # (entries before lo are +inf: the root is the exact minimum)
+            return -1
+        cap = self.cap
+        # up and right from the leaf until a node holds a fitting job, then down to it
+        # (now + r <= shadow is monotone in r, so a node's minimum answers for its leaves)
+        k = cap + start
+        while not now + tree[k] <= shadow:
+            while k & 1:
+                k >>= 1
+            if not k:
+                return -1
+            k += 1
+        while k < cap:
+            k <<= 1
+            if not now + tree[k] <= shadow:
+                k += 1
+        return jobs[k - cap]
+
+    def clear(self) -> None:
+        self.jobs.clear()
+        self.lo = 0
+        self.tree = None
+        self.built = 0
+        self.minr = _INF
+
+
+class _ShortestBucket(_Bucket):
+    """sjf: a heap of (requested time, job); started jobs are dropped when they surface."""
+
+    __slots__ = ("heap",)
+
+    def __init__(self, req: Sequence[float], waiting: list[bool]) -> None:
+        super().__init__(req, waiting)
+        self.heap: list[tuple[float, int]] = []
+
+    def add(self, j: int) -> None:
+        heappush(self.heap, (self.req[j], j))
+        self.count += 1
+
+    def remove(self, j: int) -> int:
+        self.count -= 1
+        return 0
+
+    def top(self) -> tuple[float, int]:
+        """(requested time, job) of its shortest waiting job, ties by arrival."""
+        heap = self.heap
+        waiting = self.waiting
+        while not waiting[heap[0][1]]:
+            heappop(heap)
+        return heap[0]
+
+    def clear(self) -> None:
+        self.heap.clear()
+
+
 @register_policy
 class EasyBackfilling:
     """EASY backfilling with one reservation, for the queue head."""
 
     name: ClassVar[str] = "easy"
+    preempts: ClassVar[bool] = False  # never suspends a job: sweeps rebuild its time series
     Params: ClassVar[type] = EasyParams
 
     def __init__(self, params: EasyParams | None = None) -> None:
@@ -69,9 +314,13 @@ class EasyBackfilling:
     def setup(self, view: ClusterView) -> None:
         self._req = view.requested_time
         self._procs = view.procs
-        self._queue: list[int] = []  # waiting jobs, arrival order
-        self._buckets: dict[int, list[int]] = {}  # size -> waiting jobs of that size
-        self._sizes: list[int] = []  # sorted keys of _buckets
+        self._queue: list[int] = []  # submitted jobs, arrival order; started ones are skipped
+        self._qhead = 0  # every job before it has started; after a pass it is the head's
+        self._waiting: list[bool] = []  # per job: submitted and not started; grows on submit
+        self._nwaiting = 0
+        self._buckets: dict[int, _Bucket] = {}  # size -> waiting jobs of that size (or none)
+        self._bucket_type = _ShortestBucket if self._sjf else _ArrivalBucket
+        self._sizes: list[int] = []  # sorted sizes whose bucket is not empty
         # processors of running jobs until their expected end (start + requested time): the
         # shared availability profile, here with no reservation in it
         self._profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
@@ -82,21 +331,22 @@ class EasyBackfilling:
         self._extra = 0
         self._shadow_stale = False  # shadow/extra not computed for the current state yet
         self._checked = 0  # queue positions < _checked were tested at the last pass
-        self._blocked_min_req = _INF  # smallest req among jobs held back by the time test
 
     # -- events ---------------------------------------------------------------------
     def on_submit(self, job: int) -> None:
         self._expected_end.append(0.0)
-        if not self._queue:
+        self._waiting.append(True)
+        if not self._nwaiting:
             self._dirty = True
+        self._nwaiting += 1
         self._queue.append(job)
         p = self._procs[job]
         bucket = self._buckets.get(p)
         if bucket is None:
-            self._buckets[p] = [job]
+            bucket = self._buckets[p] = self._bucket_type(self._req, self._waiting)
+        if not bucket.count:
             insort(self._sizes, p)
-        else:
-            bucket.append(job)
+        bucket.add(job)
 
     def on_finish(self, job: int) -> None:
         now = self._view.now
@@ -106,20 +356,21 @@ class EasyBackfilling:
         self._dirty = True
 
     # -- the pass -----------------------------------------------------------------------
-    def _start(self, now: float, j: int, out: list[Decision]) -> None:
+    def _start(self, now: float, j: int, out: list[Decision]) -> int:
+        """Start job j; returns its index in its bucket (see `_Bucket.remove`)."""
         end = now + self._req[j]
         self._expected_end[j] = end
         p = self._procs[j]
         self._profile.reserve(now, end, p)
+        self._waiting[j] = False
+        self._nwaiting -= 1
         bucket = self._buckets[p]
-        if bucket[0] == j:
-            del bucket[0]
-        else:
-            bucket.remove(j)
-        if not bucket:
-            del self._buckets[p]
+        i = bucket.remove(j)
+        if not bucket.count:
+            bucket.clear()
             del self._sizes[bisect_left(self._sizes, p)]
         out.append(Start(j))
+        return i
 
     def _compute_shadow(self, need: int) -> None:
         """Shadow time and extra processors for a head needing more than is free now.
@@ -135,13 +386,13 @@ class EasyBackfilling:
         self._shadow_stale = False
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]:
-        queue = self._queue
-        if not queue:
+        if not self._nwaiting:
             return _NOTHING
+        queue = self._queue
         free = view.free_procs
         if not self._dirty:
             # no job ended since the last pass: the head is still blocked, free can only
-            # have shrunk, and only new arrivals or time-blocked jobs may fit now
+            # have shrunk, and only new arrivals may fit now
             checked = self._checked
             self._checked = len(queue)
             if free == 0:
@@ -150,12 +401,8 @@ class EasyBackfilling:
                 procs = self._procs
                 if all(procs[j] > free for j in queue[checked:]):
                     return _NOTHING  # (the only jobs tested at the last pass were too wide)
-                self._compute_shadow(procs[queue[0]])
-            if now + self._blocked_min_req <= self._shadow:
-                self._blocked_min_req = _INF  # a time-blocked job may fit now: test all
-                out: list[Decision] = []
-                self._backfill(now, free, 1, out)
-            elif checked == len(queue) - 1:
+                self._compute_shadow(procs[queue[self._qhead]])
+            if checked == len(queue) - 1:
                 # the common case: one new job, tested inline
                 j = queue[checked]
                 p = self._procs[j]
@@ -164,16 +411,14 @@ class EasyBackfilling:
                 r = self._req[j]
                 if now + r > self._shadow:
                     if p > self._extra:
-                        if r < self._blocked_min_req:
-                            self._blocked_min_req = r
                         return _NOTHING
                     self._extra -= p
-                out = []
+                out: list[Decision] = []
                 self._start(now, j, out)
                 queue.pop()
             elif checked < len(queue):
                 out = []
-                self._backfill(now, free, checked, out)
+                self._backfill_new(now, free, checked, out)
             else:
                 return _NOTHING
             self._checked = len(queue)
@@ -181,90 +426,181 @@ class EasyBackfilling:
         self._dirty = False
         self._profile.advance(now)  # forget ended jobs' past (once per job end at most)
         procs = self._procs
+        waiting = self._waiting
         out = []
         # FCFS part: start from the head while it fits
-        started = 0
-        while started < len(queue) and procs[queue[started]] <= free:
-            j = queue[started]
-            free -= procs[j]
-            self._start(now, j, out)
-            started += 1
-        if started:
-            del queue[:started]
+        h = self._qhead
+        n = len(queue)
+        while h < n:
+            j = queue[h]
+            if waiting[j]:
+                p = procs[j]
+                if p > free:
+                    break
+                free -= p
+                self._start(now, j, out)
+            h += 1
+        if h >= _COMPACT and 2 * h >= n:
+            del queue[:h]
+            h = 0
+        self._qhead = h
         self._checked = len(queue)
-        if not queue or free == 0:
+        if not self._nwaiting or free == 0:
             return out  # shadow time is computed once processors are free to backfill
-        self._blocked_min_req = _INF
-        sizes = self._sizes
-        if sizes[0] > free or (
-            len(queue) == 1
-            or (
-                sizes[0] == procs[queue[0]]
-                and len(self._buckets[sizes[0]]) == 1
-                and (len(sizes) == 1 or sizes[1] > free)
-            )
-        ):
+        if self._sizes[0] > free or self._nwaiting == 1:
             # nobody but the head is narrow enough: the shadow time waits until needed
             self._shadow_stale = True
             return out
-        self._compute_shadow(procs[queue[0]])
-        self._backfill(now, free, 1, out)
-        self._checked = len(queue)
+        self._compute_shadow(procs[queue[h]])
+        self._backfill(now, free, out)
         return out
 
-    def _backfill(self, now: float, free: int, first: int, out: list[Decision]) -> int:
-        """Try queue[first:] (head excluded) for backfilling; returns the free count after."""
+    def _backfill(self, now: float, free: int, out: list[Decision]) -> None:
+        """Try every waiting job but the head (wider than ``free``) in backfilling order."""
+        if self._sjf:
+            self._backfill_sjf(now, free, out)
+        else:
+            self._backfill_fcfs(now, free, out)
+
+    def _backfill_fcfs(self, now: float, free: int, out: list[Decision]) -> int:
+        """Arrival order; returns the processors left free."""
+        shadow = self._shadow
+        extra = self._extra
+        req = self._req
+        buckets: dict[int, _ArrivalBucket] = self._buckets  # type: ignore[assignment]
+        sizes = self._sizes
+        k = bisect_right(sizes, free)
+        if k == 1:
+            # the common case on real traces: one size narrow enough, no merge needed
+            s = sizes[0]
+            b = buckets[s]
+            if s <= extra:
+                j = b.jobs[b.lo]
+            elif now + b.minr > shadow:
+                return free  # (minr: a lower bound, checked here to save a call)
+            else:
+                j = b.first_fit(b.lo, now, shadow)
+            while j >= 0:
+                # j passes: it ends by the shadow time, or was offered as s <= extra
+                if now + req[j] > shadow:
+                    extra -= s
+                free -= s
+                i = self._start(now, j, out)
+                if s > free or not b.count:
+                    break
+                j = b.jobs[b.lo] if s <= extra else b.first_fit(i + 1, now, shadow)
+            self._extra = extra
+            return free
+        cursors: list[tuple[int, int]] = []  # (job, size): each bucket's next candidate
+        for s in sizes[:k]:
+            b = buckets[s]
+            if s <= extra:
+                cursors.append((b.jobs[b.lo], s))
+            elif now + b.minr <= shadow:
+                j = b.first_fit(b.lo, now, shadow)
+                if j >= 0:
+                    cursors.append((j, s))
+        heapify(cursors)
+        while cursors:
+            j, s = cursors[0]
+            if s > free:
+                heappop(cursors)
+                continue
+            if now + req[j] <= shadow:
+                pass
+            elif s <= extra:
+                extra -= s
+            else:
+                # the bucket was offered under a larger extra: only short jobs pass now
+                b = buckets[s]
+                j = b.first_fit(b.index(j) + 1, now, shadow)
+                if j < 0:
+                    heappop(cursors)
+                else:
+                    heapreplace(cursors, (j, s))
+                continue
+            free -= s
+            b = buckets[s]
+            i = self._start(now, j, out)
+            if free == 0:
+                break
+            if not b.count or s > free:
+                heappop(cursors)
+                continue
+            j = b.jobs[b.lo] if s <= extra else b.first_fit(i + 1, now, shadow)
+            if j < 0:
+                heappop(cursors)
+            else:
+                heapreplace(cursors, (j, s))
+        self._extra = extra
+        return free
+
+    def _backfill_sjf(self, now: float, free: int, out: list[Decision]) -> int:
+        """Shortest requested time first, ties by arrival; returns the processors left."""
+        shadow = self._shadow
+        extra = self._extra
+        buckets: dict[int, _ShortestBucket] = self._buckets  # type: ignore[assignment]
+        sizes = self._sizes
+        cursors: list[tuple[float, int, int]] = []  # (req, job, size): each bucket's top
+        for s in sizes[: bisect_right(sizes, free)]:
+            b = buckets[s]
+            # the heap's first entry, started or not, is no longer than any waiting job
+            if s > extra and now + b.heap[0][0] > shadow:
+                continue
+            r, j = b.top()
+            cursors.append((r, j, s))
+        heapify(cursors)
+        while cursors:
+            r, j, s = cursors[0]
+            if s > free:
+                heappop(cursors)
+                continue
+            if now + r <= shadow:
+                pass
+            elif s <= extra:
+                extra -= s
+            else:
+                heappop(cursors)  # the bucket's later jobs are no shorter: none passes
+                continue
+            free -= s
+            b = buckets[s]
+            self._start(now, j, out)
+            if free == 0:
+                break
+            if not b.count or s > free:
+                heappop(cursors)
+                continue
+            heapreplace(cursors, (*b.top(), s))
+        self._extra = extra
+        return free
+
+    def _backfill_new(self, now: float, free: int, first: int, out: list[Decision]) -> None:
+        """Try the jobs that arrived since the last pass, queue[first:] (the head excluded)."""
         queue = self._queue
         procs = self._procs
         req = self._req
         shadow = self._shadow
         extra = self._extra
-        blocked_min = self._blocked_min_req
-        sizes = self._sizes
-        if first == 1:
-            k = bisect_right(sizes, free)
-            if k == 0:
-                return free
-            buckets = self._buckets
-            if k == 1:
-                candidates = list(buckets[sizes[0]])
-            else:
-                candidates = []
-                for s in sizes[:k]:
-                    candidates.extend(buckets[s])
-                candidates.sort()
-            head = queue[0]
-        else:
-            candidates = queue[first:]
-            head = -1
+        candidates = queue[first:]
         if self._sjf:
             candidates.sort(key=req.__getitem__)
-        started: list[int] = []
+        started = False
         for j in candidates:
             p = procs[j]
-            if p > free or j == head:
+            if p > free:
                 continue
-            end = now + req[j]
-            if end <= shadow:
+            if now + req[j] <= shadow:
                 pass
             elif p <= extra:
                 extra -= p
             else:
-                r = req[j]
-                if r < blocked_min:
-                    blocked_min = r
                 continue
             free -= p
             self._start(now, j, out)
-            started.append(j)
+            started = True
             if free == 0:
                 break
         if started:
-            if len(started) == 1:
-                queue.remove(started[0])
-            else:
-                gone = set(started)
-                queue[:] = [j for j in queue if j not in gone]
+            waiting = self._waiting
+            queue[first:] = [j for j in queue[first:] if waiting[j]]
         self._extra = extra
-        self._blocked_min_req = blocked_min
-        return free

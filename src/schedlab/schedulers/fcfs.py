@@ -21,6 +21,7 @@ class Fcfs:
     """Start queued jobs in arrival order while the head fits; the head blocks the rest."""
 
     name: ClassVar[str] = "fcfs"
+    preempts: ClassVar[bool] = False  # never suspends a job: sweeps rebuild its time series
     Params: ClassVar[type] = FcfsParams
 
     def __init__(self, params: FcfsParams | None = None) -> None:

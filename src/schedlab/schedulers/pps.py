@@ -1,4 +1,4 @@
-"""Priority-based preemptive scheduling, PPS (Zhang & Pan, paper 002; SPEC section 4).
+"""Priority-based preemptive scheduling, PPS (Zhang and Pan; SPEC section 4).
 
 A job's priority is its submission order: the job index in the submit-ordered workload
 (submit time, then position in the trace), a lower index being a higher priority, so jobs
@@ -10,7 +10,7 @@ queue - waiting and suspended jobs - is scanned by priority:
 * otherwise, if the free processors plus its *preemptible resources* suffice, running jobs
   are suspended from the lowest priority upward until it fits, go back into the queue at
   their priority, and it starts. The preemptible resources of job j are the processors held
-  by running jobs of lower priority than j (index > j), as in paper 002 section 3;
+  by running jobs of lower priority than j (index > j), as in the paper's section 3;
 * the scan then goes on, so a job suspended here is reconsidered when the scan reaches it.
 
 No run-time estimate is used. Times are seconds, sizes processors. Choices SPEC and the
@@ -26,17 +26,17 @@ paper leave open:
   of higher priority (free + preemptible(j) = P - processors of running jobs before j), so
   what a pass decides follows from the states before and after it, whatever victims the
   loop picked on the way.
-* ``priority="attribute"`` (paper 003, SPEC 6: absolute priorities) reads each job's
-  ``priority`` attribute (larger = more important; ties by submission order) and uses SPEC
-  6's victim rule (`schedulers.victims`): strictly lower priorities only, lowest first, then
-  most recently started, unneeded victims dropped. The modes ``"cancel"`` (victims are
-  killed), ``"checkpoint"`` (work kept plus ``checkpoint_overhead`` s at the restart; a
-  checkpointable job dispatched by an actor, attribute ``global`` = 1, is evicted back to
-  it and may restart anywhere, a local one is suspended in place; a job whose
-  ``checkpointable`` attribute is 0 is requeued) and ``"none"`` (a non-preemptive priority
-  manager: the scan starts what fits, by priority) run on that general pass too, with
-  either priority. It costs O(waiting x running) per pass: fine for a grid's clusters,
-  while paper 002's traces keep the fast path below.
+* ``priority="attribute"`` (Baranov and Tikhomirov, Computational Technologies 2017; SPEC 6)
+  reads each job's ``priority`` attribute (larger = more important; ties by submission order)
+  and uses SPEC 6's victim rule (`schedulers.victims`): strictly lower priorities only, lowest
+  first, then most recently started, unneeded victims dropped. The modes ``"cancel"`` (victims
+  are killed), ``"checkpoint"`` (work kept plus ``checkpoint_overhead`` s at the restart; a
+  checkpointable job dispatched by an actor, attribute ``global`` = 1, is evicted back to it and
+  may restart anywhere, a local one is suspended in place; a job whose ``checkpointable``
+  attribute is 0 is requeued) and ``"none"`` (a non-preemptive priority manager: the scan starts
+  what fits, by priority) run on that general pass too, with either priority. It costs O(waiting
+  x running) per pass: fine for a grid's clusters, while Zhang and Pan's traces keep the fast
+  path below.
 * kill_on_overrun is the engine's: a job is killed once its executed time reaches its
   requested time (work done before a suspension counts; a requeue restarts the budget).
   A job killed that way ends like a completion, and the pass that follows may resume others.
@@ -83,12 +83,12 @@ _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates i
 class PpsParams:
     """``preemption``: what preempting a running job does to it.
 
-    "suspend" (paper 002, SPEC 4): suspend/resume, the work done is kept. "requeue": the job
+    "suspend" (Zhang and Pan, SPEC 4): suspend/resume, the work done is kept. "requeue": the job
     is stopped and later restarted from scratch (no checkpoint). "cancel": it is killed.
     "checkpoint": its work is kept and its restart costs ``checkpoint_overhead`` s (global
     jobs go back to their dispatcher). "none": nothing is preempted.
-    ``priority``: "submit" (submission order, paper 002) or "attribute" (the jobs'
-    ``priority`` attribute, larger first; paper 003).
+    ``priority``: "submit" (submission order, Zhang and Pan) or "attribute" (the jobs'
+    ``priority`` attribute, larger first; Baranov and Tikhomirov).
     """
 
     preemption: str = "suspend"
@@ -106,7 +106,7 @@ class PpsParams:
 
     @property
     def general(self) -> bool:
-        """Whether the general pass (paper 003's rules) runs instead of paper 002's."""
+        """Whether the general pass (Baranov and Tikhomirov's rules) runs instead of PPS's."""
         return self.priority != "submit" or self.preemption not in ("suspend", "requeue")
 
 
@@ -115,10 +115,11 @@ class PriorityPreemptive:
     """PPS: submission-order priority, preempting lower-priority jobs to start a job."""
 
     name: ClassVar[str] = "pps"
+    preempts: ClassVar[bool] = True  # suspends jobs: sweeps record its time series
     Params: ClassVar[type] = PpsParams
 
     def __new__(cls, params: PpsParams | None = None) -> PriorityPreemptive:
-        # one policy, two passes: the general one when paper 003's rules are asked for
+        # one policy, two passes: the general one when absolute priorities are asked for
         if cls is PriorityPreemptive and params is not None and params.general:
             return super().__new__(AbsolutePriority)
         return super().__new__(cls)
@@ -244,7 +245,7 @@ class PriorityPreemptive:
 
 
 class AbsolutePriority(PriorityPreemptive):
-    """`pps` with paper 003's rules (module docstring): the general pass.
+    """`pps` with absolute priorities (module docstring): the general pass.
 
     Waiting jobs are scanned by (priority descending, submission order); a job starts if it
     fits, else, unless preemption is "none", `choose_victims` names the running jobs to

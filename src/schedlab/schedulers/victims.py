@@ -1,4 +1,4 @@
-"""The victim rule of absolute priorities (paper 003, SPEC 6), as one pure function.
+"""The victim rule of absolute priorities (Baranov and Tikhomirov; SPEC 6), as one pure function.
 
 A job that does not fit the free processors may preempt running jobs of strictly lower
 priority, never of equal or higher. Victims are taken lowest priority first, then most

@@ -1,4 +1,5 @@
-"""Territorially distributed computing system with absolute priorities (paper 003, SPEC 6).
+"""Territorially distributed computing system with absolute priorities (Baranov and
+Tikhomirov, Computational Technologies 2017; SPEC 6).
 
 Clusters of different speeds, each under a preemptive priority manager (`pps` reading the
 ``priority`` attribute), local streams and a global stream dispatched by the ``tdcs``

@@ -1,12 +1,13 @@
-"""Dispatchers of paper 003 (SPEC 6): where a global job runs, across clusters.
+"""Dispatchers of Baranov and Tikhomirov (Computational Technologies 2017; SPEC 6): where a
+global job runs, across clusters.
 
-Each cluster's dispatcher receives the global jobs entering at it (attribute ``origin``)
-and polls its peers at decision time: it reads their exact state and pays one control
-message from its site to the chosen one as extra delay on the dispatch, on top of moving
-the job's input (and, after an eviction, its checkpoint) from where the data are. The
-kernel gives every global job to one actor, which runs all the dispatchers: since each
-reads the same exact state, they act as one global queue ordered by priority (descending),
-then arrival; each job keeps its origin's network view (docs/model.md, "Paper 003").
+Each cluster's dispatcher receives the global jobs entering at it (attribute ``origin``) and
+polls its peers at decision time: it reads their exact state and pays one control message from
+its site to the chosen one as extra delay on the dispatch, on top of moving the job's input
+(and, after an eviction, its checkpoint) from where the data are. The kernel gives every global
+job to one actor, which runs all the dispatchers: since each reads the same exact state, they
+act as one global queue ordered by priority (descending), then arrival; each job keeps its
+origin's network view (docs/model.md, "Dispatchers across clusters").
 
 ``tdcs`` (the paper's algorithm). On every arrival, completion (any cluster), start, and
 eviction or end of a global job (a horizon decrement) the queue is scanned in order; for
@@ -243,7 +244,7 @@ class _Dispatchers:
 
 
 class _TdcsActor(_Dispatchers):
-    """Paper 003's dispatcher (module docstring)."""
+    """The paper's dispatcher (module docstring)."""
 
     name: ClassVar[str] = "tdcs"
     listens: ClassVar[frozenset[JobEvent]] = frozenset(JobEvent) - {JobEvent.SPAWNED}
@@ -411,7 +412,7 @@ class NoParams:
 
 
 class _Base:
-    """What every paper 003 dispatcher shares: the network it is bound to, its records."""
+    """What every dispatcher here shares: the network it is bound to, its records."""
 
     name: ClassVar[str] = ""
 
@@ -443,7 +444,7 @@ class _Base:
 
 @register_meta_scheduler
 class Tdcs(_Base):
-    """Paper 003's dispatcher: priority-ordered global queue, candidates, min estimated time."""
+    """The paper's dispatcher: priority-ordered global queue, candidates, min estimated time."""
 
     name: ClassVar[str] = "tdcs"
     Params: ClassVar[type] = TdcsParams
@@ -487,12 +488,12 @@ def _baseline(cls_name: str, actor_cls: type[_Immediate], doc: str) -> type[_Bas
     return registered
 
 
-RoundRobin = _baseline("RoundRobin", _RoundRobinActor, "Paper 003 baseline: clusters in turn.")
+RoundRobin = _baseline("RoundRobin", _RoundRobinActor, "Baseline: clusters in turn.")
 LeastLoaded = _baseline(
     "LeastLoaded",
     _LeastLoadedActor,
-    "Paper 003 baseline: least (waiting + running processors) / processors.",
+    "Baseline: least (waiting + running processors) / processors.",
 )
 RandomDispatch = _baseline(
-    "RandomDispatch", _RandomActor, "Paper 003 baseline: a uniformly drawn cluster (seeded)."
+    "RandomDispatch", _RandomActor, "Baseline: a uniformly drawn cluster (seeded)."
 )

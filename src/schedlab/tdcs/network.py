@@ -1,4 +1,4 @@
-"""Times between the clusters of a platform (paper 003, SPEC 6).
+"""Times between the clusters of a platform (Baranov and Tikhomirov; SPEC 6).
 
 A platform file gives each site an access link (its ``lan``) and one WAN. Between two
 different sites a transfer crosses the sender's link, the WAN and the receiver's link: the

@@ -1,4 +1,5 @@
-"""One run of paper 003's system (SPEC 6): local priority managers, streams, a dispatcher.
+"""One run of the system of Baranov and Tikhomirov (Computational Technologies 2017; SPEC 6):
+local priority managers, streams, a dispatcher.
 
 `run_tdcs` gives every queue of the platform the same local resource manager, `pps` reading
 the ``priority`` attribute (a larger number preempts a strictly smaller one) with the
@@ -80,7 +81,7 @@ def local_managers(platform: Platform, preemption: str, overhead: float) -> Plat
 
 @dataclasses.dataclass(eq=False)
 class TdcsResult:
-    """One run: the grid result (kernel outcome, paper 001's views) plus paper 003's table."""
+    """One run: the grid result (kernel outcome, the grid views) plus the paper's table."""
 
     grid: GridResult
     workload: TdcsWorkload
@@ -157,7 +158,7 @@ class TdcsResult:
         }
 
     def summary(self) -> dict[str, Any]:
-        """Paper 003's metrics (SPEC 6): high-priority processing time and its components,
+        """The paper's metrics (SPEC 6): high-priority processing time and its components,
         low-priority and background throughput (jobs/hour, ended within the submission
         window) and mean wait (processing - run), lost work, preemptions."""
         c = self.columns

@@ -1,7 +1,8 @@
-"""Streams of paper 003 (SPEC 6): global and local jobs with absolute priorities.
+"""Streams of Baranov and Tikhomirov (Computational Technologies 2017; SPEC 6): global and
+local jobs with absolute priorities.
 
 A `TdcsWorkload` is a `GridWorkload` (submit times, work, processors, organisation, stream:
--1 global, p >= 0 local to pool p) plus what paper 003's jobs carry:
+-1 global, p >= 0 local to pool p) plus what the paper's jobs carry:
 
 ==============  ===========================================================================
 column          meaning
@@ -81,7 +82,7 @@ STREAMS: tuple[tuple[str, int, bool, float, float], ...] = (
 
 @dataclass(eq=False)
 class TdcsWorkload:
-    """A grid workload plus paper 003's columns (module docstring), in the grid's row order."""
+    """A grid workload plus the paper's columns (module docstring), in the grid's row order."""
 
     grid: GridWorkload
     requested: np.ndarray
@@ -130,7 +131,7 @@ class TdcsWorkload:
             )
 
     def job_specs(self, actor: int = 0) -> JobSpecs:
-        """The kernel's jobs: the grid's, with requested work and paper 003's attributes."""
+        """The kernel's jobs: the grid's, with requested work and the paper's attributes."""
         specs = self.grid.job_specs(actor)
         specs.requested_work = self.requested.tolist()
         g = self.is_global
@@ -163,7 +164,7 @@ class TdcsWorkload:
         origin: str = "round_robin",
         input_size: float = 1e9,
     ) -> TdcsWorkload:
-        """A trace as paper 003's streams.
+        """A trace as the paper's streams.
 
         ``priority_from``: "queue" (SWF field 15, the queue number, is the priority; -1 is
         0), "none" (all 0) or a CSV file of ``job_id,priority`` rows (jobs not listed: 0).

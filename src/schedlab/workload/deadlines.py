@@ -1,10 +1,10 @@
-"""Non-priority jobs and their deadlines (paper 000, SPEC section 4 "DBF").
+"""Non-priority jobs and their deadlines (N'Takpé and Suter, ComPAS 2016; SPEC section 4).
 
 A non-priority job accepts to end late, but no later than its deadline. These transforms
 set the ``deadline_time`` attribute of a workload (seconds from submission, NaN for priority
 jobs): by a rule, for a chosen subset of the jobs, or from a table of absolute deadlines.
 
-The rules of paper 000's experiment, deadline = submit + slack:
+The rules of the paper's experiment, deadline = submit + slack:
 
 * ``"a"``: slack = max(24 h, 2 x run time)
 * ``"b"``: slack = max(72 h, 2 x run time)  (SPEC 4; the issue's shorthand says "72 h")
@@ -18,7 +18,7 @@ when a deadline cannot be met.
 SWF has no field for a deadline: `write_swf` writes the jobs without them. Keep deadlines
 that must travel with a trace in a table (job_id, deadline) for `deadlines_from_table`.
 
-Which jobs: ``every=k`` marks the k-th, 2k-th, ... job in submit order (paper 000: "one job
+Which jobs: ``every=k`` marks the k-th, 2k-th, ... job in submit order (the paper: "one job
 in three", ``every=3``); ``fraction=x`` marks each job independently with probability x,
 drawn from ``seed``.
 """

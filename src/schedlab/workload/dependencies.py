@@ -18,7 +18,7 @@ Rules where the format is silent:
 
 None of the 18 traces in the Parallel Workloads Archive copy used here sets field 17 (all
 -1 or 0), so they replay exactly as before; workloads generated with dependants (the HLW
-model of paper 004) use them.
+model of Lanore and Klein, ComPAS 2013) use them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""A workload's vital statistics, for ``schedlab workload info``."""
+"""A workload's vital statistics, for ``schedlab workload info``.
+
+Besides sizes and times: the trace's partitions (SWF field 16, `workload.partitions`) with
+their jobs, peak of processors in use and offered load, and warnings when an offered load
+exceeds 1 (more work than the processors can do over the submit span: a simulation of it
+only piles up jobs, and a log of several machines read as one shows this way).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.workload.job import Workload
+from schedlab.workload.partitions import partition_rows
 
 
 def describe(workload: Workload) -> dict[str, Any]:
@@ -36,4 +43,30 @@ def describe(workload: Workload) -> dict[str, Any]:
         "offered_load": workload.offered_load(),
         "unix_start_time": header.get("UnixStartTime", ""),
         "computer": header.get("Computer", ""),
+        "partitions": [row.to_json() for row in partition_rows(workload)],
+        "warnings": load_warnings(workload),
     }
+
+
+def load_warnings(workload: Workload) -> list[str]:
+    """Warnings for offered loads above 1: the whole trace on its P processors, and each
+    partition (of several) on its peak of processors in use."""
+    out = []
+    load = workload.offered_load()
+    if load > 1:
+        out.append(
+            f"offered load {load:.3g} > 1: the jobs ask more processor time than "
+            f"{workload.max_procs:,} processors give over the submit span, so waits grow "
+            "without bound (is the machine size right? a log of several machines read as "
+            "one looks like this)"
+        )
+    rows = [r for r in partition_rows(workload) if r.partition >= 0]
+    if len(rows) > 1:
+        for row in rows:
+            if row.offered_load > 1:
+                name = f" ({row.name})" if row.name else ""
+                out.append(
+                    f"partition {row.partition}{name}: offered load {row.offered_load:.3g} "
+                    f"> 1 on its peak of {row.peak_procs:,} processors in use"
+                )
+    return out

@@ -43,7 +43,7 @@ F = {name: i for i, name in enumerate(SWF_FIELDS)}
 
 # Per-job attributes beyond the 18 SWF fields (SPEC 1), by name -> numpy dtype.
 # ``deadline_time``: seconds from submission by which a non-priority job must end (DBF,
-# paper 000); NaN for priority jobs. Relative on purpose: load scaling moves submissions and
+# N'Takpé and Suter); NaN for priority jobs. Relative on purpose: load scaling moves submissions and
 # a deadline rule such as "submit + max(24 h, 2 x run)" must move with them.
 # ``parallel_fraction``: pi of Amdahl's law for a moldable job (engine.durations); NaN for a
 # rigid one. Its run and requested times are those at its requested size; a moldable-aware

@@ -1,13 +1,20 @@
-"""One door for every workload argument: an SWF path or a model spec string.
+"""One door for every workload argument: a trace or log path, or a model spec string.
 
 A model spec is ``NAME:key=value,key=value`` (e.g. ``lublin:jobs=10000,procs=256,seed=1``);
-anything else is taken as a path to a ``.swf`` or ``.swf.gz`` file.
+anything else names a file: an ``.swf``/``.swf.gz`` trace, or a Slurm ``sacct``, PBS
+accounting or CSV log, told by a prefix (``slurm:PATH``, ``pbs:PATH``, ``csv:PATH``,
+``csv:PATH?KEY=COLUMN,...``, ``swf:PATH``) or by the content (`workload.importers`).
+
+`load_workload` tells the user (on stderr, `schedlab.notes`, silenced by ``--quiet``) what
+they should know about what it read: a machine size inferred from a log, and a trace
+whose jobs come from several partitions, which a single-cluster command simulates as one
+machine (`workload.partitions`; said once per trace and process).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,26 +152,58 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, params
 
 
-def load_workload(source: str | Path, *, max_procs: int | None = None) -> Workload:
-    """Read an SWF file or generate a model workload; ``max_procs`` overrides P.
+def load_workload(
+    source: str | Path,
+    *,
+    max_procs: int | None = None,
+    columns: Mapping[str, str] | None = None,
+    note_partitions: bool = True,
+) -> Workload:
+    """Read a trace or log, or generate a model workload; ``max_procs`` overrides P.
 
     For a model spec ``max_procs`` replaces its machine size (``procs``, for mmc
-    ``servers``, for hlw ``nodes``), which may then be left out.
+    ``servers``, for hlw ``nodes``), which may then be left out. ``columns`` names the
+    columns of a CSV log (``--columns``, `importers.csvlog`). ``note_partitions=False``
+    leaves out the note on several partitions (for a caller that shows them itself).
     """
     text = str(source)
     if isinstance(source, str) and is_model_spec(text):
+        if columns:
+            raise ConfigError("--columns", dict(columns), "only for a CSV log, not a model")
         name, params = _split_spec(text)
         if max_procs is not None:
             params[SIZE_KEYS[name]] = max_procs
         _check_required(name, text, params)
         return MODELS[name][0](**params)
-    from schedlab.workload.swf import read_swf
+    from schedlab.notes import note
+    from schedlab.workload.importers import log_format, parse_source, read_trace
 
-    path = Path(text)
-    if not _exists(path):
+    src = parse_source(text)
+    if not _exists(Path(src.path)):
         raise WorkloadError(
             text,
-            "no such file (a workload is an .swf/.swf.gz path or a model spec such as "
+            "no such file (a workload is an .swf/.swf.gz path, a Slurm, PBS or CSV log "
+            "(slurm:PATH, pbs:PATH, csv:PATH) or a model spec such as "
             "'lublin:jobs=10000,procs=256,seed=1')",
         )
-    return read_swf(path, max_procs=max_procs)
+    workload = read_trace(text, max_procs=max_procs, columns=columns, on_note=note)
+    if note_partitions:
+        _note_partitions(workload, text, is_swf=log_format(text) == "swf")
+    return workload
+
+
+# Traces whose partitions were already told of in this process (say it once).
+_TOLD_PARTITIONS: set[str] = set()
+
+
+def _note_partitions(workload: Workload, source: str, *, is_swf: bool) -> None:
+    """Tell once that a trace of several partitions is simulated as one machine."""
+    from schedlab.notes import note
+    from schedlab.workload.partitions import several_partitions_note
+
+    if source in _TOLD_PARTITIONS:
+        return
+    text = several_partitions_note(workload, source, is_swf=is_swf)
+    if text is not None:
+        _TOLD_PARTITIONS.add(source)
+        note(text)

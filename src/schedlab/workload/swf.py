@@ -1,4 +1,4 @@
-"""Read and write the Standard Workload Format (SPEC section 2).
+"""Read and write the Standard Workload Format (docs/model.md, "Workloads").
 
 An SWF file holds one job per line as 18 whitespace-separated numbers, plus header lines
 that start with ';' (`; Key: value`). Field k of a line (1-based) is column k - 1 of
@@ -27,10 +27,12 @@ SWF   name                 what the engine derives from it
 18    think_time           ... plus this many seconds (workload/dependencies.py)
 ====  ===================  ======================================================
 
-Reading is vectorised (one decompression, one `numpy.loadtxt` call): a 243k-job trace takes
-well under a second. Only when that fast path fails does a slow line-by-line pass run, whose
-job is to name the first bad line, field and text in a `WorkloadError`. Text shown in an
-error is made printable: control characters appear escaped (``\x1b``, ``\r``), as in repr.
+Reading is vectorised (one decompression, one pass of the C tokenizer ``_cswf`` over the job
+lines, or one `numpy.loadtxt` call, bit-identical and about 10x slower, when that optional
+extension was not compiled): a 243k-job trace takes about 0.15 s. Only when that fast path
+fails does a slow line-by-line pass run, whose job is to name the first bad line, field and
+text in a `WorkloadError`. Text shown in an error is made printable: control characters
+appear escaped (``\x1b``, ``\r``), as in repr.
 
 Header lines: a comment line anywhere in the file (``;`` first) is a header line and is kept
 in `Workload.header`, in file order. **The first line of a key wins**: the machine size
@@ -41,10 +43,11 @@ the top, which describes the machine the jobs ran on.
 
 Moldability (a schedlab extension): SWF has no field for it, so a header line
 ``; MoldableAmdahlPi: <pi>`` says that every job of the file is moldable under Amdahl's law
-with parallel fraction pi in [0, 1] (paper 004; the `parallel_fraction` job attribute: run
-and requested times are those at the job's requested size). `read_swf` gives every job that
-attribute when the header has the key (the first line of the key counts, as above; a value
-that is not a plain number in [0, 1] is a `WorkloadError` naming the file, line and key).
+with parallel fraction pi in [0, 1] (Lanore and Klein (ComPAS 2013); the `parallel_fraction`
+job attribute: run and requested times are those at the job's requested size). `read_swf`
+gives every job that attribute when the header has the key (the first line of the key
+counts, as above; a value that is not a plain number in [0, 1] is a `WorkloadError` naming
+the file, line and key).
 `write_swf` writes the line when every job has the same fraction (the header's first such
 line is kept if it says that value, else replaced), and removes every such line otherwise:
 like deadlines, per-job moldability (different fractions, or some jobs rigid) is not written
@@ -68,7 +71,7 @@ import math
 import os
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -87,7 +90,14 @@ from schedlab.workload.job import (
     derived_procs,
 )
 
-__all__ = ["MOLDABLE_PI_KEY", "moldable_pi_header", "read_swf", "swf_header_value", "write_swf"]
+__all__ = [
+    "MOLDABLE_PI_KEY",
+    "moldable_pi_header",
+    "parser_note",
+    "read_swf",
+    "swf_header_value",
+    "write_swf",
+]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -112,7 +122,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> Workload:
-    """Read a `.swf` or `.swf.gz` trace into a submit-ordered `Workload` (SPEC section 2).
+    """Read a `.swf` or `.swf.gz` trace into a submit-ordered `Workload` (docs/model.md).
 
     Gzip is recognised by its magic bytes, whatever the file is called. Machine size:
     `max_procs` if given (1 to `MAX_PROCS`), else the first header `MaxProcs` (if > 0),
@@ -128,7 +138,7 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
         )
     name = os.fspath(path)
     where = printable(name)  # the file as errors name it (no raw control characters)
-    data = _read_bytes(name, where)
+    data = read_bytes(name, where)
     lines, header_at, body = _split_header(data)
     header = [text for _, text in header_at]
     fields = _parse_fast(body)
@@ -151,16 +161,16 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
     )
 
 
-def _read_bytes(name: str, where: str) -> bytes:
-    """The content of file `name` (called `where` in errors), decompressed when it starts
-    with the gzip magic bytes."""
+def read_bytes(name: str, where: str, kind: str = "an SWF file") -> bytes:
+    """The content of file `name` (called `where` in errors, a directory is "not `kind`"),
+    decompressed when it starts with the gzip magic bytes, without a UTF-8 BOM."""
     try:
         with open(name, "rb") as fh:
             raw = fh.read()
     except FileNotFoundError:
         raise WorkloadError(where, "no such file") from None
     except IsADirectoryError:
-        raise WorkloadError(where, "is a directory, not an SWF file") from None
+        raise WorkloadError(where, f"is a directory, not {kind}") from None
     except OSError as exc:
         raise WorkloadError(where, f"cannot read: {exc.strerror or exc}") from None
     except ValueError:  # a NUL character in the name: no file can have it
@@ -225,10 +235,45 @@ def _split_header(data: bytes) -> tuple[list[bytes] | None, list[tuple[int, str]
     return lines, header_at, b"\n".join(kept)
 
 
+def _load_c_parser() -> Callable[[bytes], bytearray | None] | None:
+    try:
+        from schedlab.workload._cswf import parse_jobs
+    except ImportError:  # not compiled (no compiler at install time): loadtxt does the job
+        return None
+    return parse_jobs
+
+
+# The C tokenizer: job lines to float64 rows (in a bytearray), None where loadtxt would fail.
+_C_PARSE_JOBS = _load_c_parser()
+
+
+def parser_note() -> str:
+    """Which parser reads SWF job lines (for ``schedlab --version``; nothing else says it:
+    without the extension reading is slower, never different)."""
+    if _C_PARSE_JOBS is not None:
+        return "SWF parser: C extension"
+    return "SWF parser: numpy.loadtxt (the C extension was not compiled)"
+
+
 def _parse_fast(body: bytes) -> np.ndarray | None:
-    """Job lines to an (n, 18) array in one C pass; None if anything looks wrong."""
+    """Job lines to an (n, 18) array in one C pass; None if anything looks wrong.
+
+    The C tokenizer and `_parse_loadtxt` accept the same bodies and give the same bits
+    (tests/unit/test_cswf.py); the tokenizer is about 10x faster.
+    """
     if not body or body.isspace():  # (isspace stops at the first job byte; strip would copy)
         return np.empty((0, N_FIELDS))
+    if _C_PARSE_JOBS is None:
+        return _parse_loadtxt(body)
+    values = _C_PARSE_JOBS(body)
+    if values is None:
+        return None
+    return np.frombuffer(values, dtype=np.float64).reshape(-1, N_FIELDS)
+
+
+def _parse_loadtxt(body: bytes) -> np.ndarray | None:
+    """`_parse_fast` without the C extension: numpy's C parser, after the checks that keep
+    out what loadtxt would accept and the slow path would not (nan, inf, lone CR, ...)."""
     if body.translate(None, _NUMERIC_BYTES):
         return None
     if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
@@ -278,7 +323,8 @@ def _has_out_of_range(fields: np.ndarray) -> bool:
 def _check_value(name: str, lineno: int, index: int, value: float, token: bytes) -> None:
     """Field rules beyond "a finite number": job ids are integers below 2**53 in magnitude;
     submit times lie within +-MAX_TIME, run and requested times at most MAX_TIME (negative
-    values mean unknown and are skipped or replaced by the SPEC 2 conventions)."""
+    values mean unknown and are skipped or replaced by the conventions of docs/model.md,
+    "Workloads")."""
     if index == 0:
         if abs(value) < 2.0**53 and value == math.trunc(value):
             return

@@ -180,10 +180,10 @@ def requested_from_run(workload: Workload) -> Workload:
     """Set field 9 (requested time) to the run time for every job: exact user estimates.
 
     The plans of a reservation policy (CBF, DBF) are then the true run times, so no job ends
-    before its reservation. This is how paper 000 reads its traces (it plans with "wl_i
-    (walltime)", the execution time, and assumes the users' predictions are precise).
-    Nothing else changes; a job with run time 0 gets requested time 0 (unknown, which falls
-    back to the run time anyway).
+    before its reservation. This is how N'Takpé and Suter (ComPAS 2016) read their traces (they
+    plan with "wl_i (walltime)", the execution time, and assume the users' predictions are
+    precise). Nothing else changes; a job with run time 0 gets requested time 0 (unknown, which
+    falls back to the run time anyway).
     """
     fields = workload.fields.copy()
     fields[:, F["requested_time"]] = fields[:, F["run_time"]]

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 REPRODUCTIONS: dict[str, str] = {
-    "dbf": "paper 000: DBF vs conservative backfilling (Tables 1-2)",
-    "pps": "paper 002: PPS vs EASY backfilling (Tables 1-2)",
-    "hlw": "paper 004: the FS family vs its references on HLW (Figure 1)",
-    "dirac": "paper 001: centralized push vs DIRAC pull and pilots (Figures 7-9)",
-    "tdcs": "paper 003: absolute priorities across clusters (pre-registered scenario)",
+    "dbf": "N'Takpé and Suter (ComPAS 2016): DBF vs conservative backfilling (Tables 1-2)",
+    "pps": "Zhang and Pan (PPS): PPS vs EASY backfilling (Tables 1-2)",
+    "hlw": "Lanore and Klein (ComPAS 2013): the FS family vs its references on HLW (Figure 1)",
+    "dirac": "Caron et al. (LIP RR-2005-13): centralized push vs DIRAC pull and pilots "
+    "(Figures 7-9)",
+    "tdcs": "Baranov and Tikhomirov (Computational Technologies 2017): absolute priorities "
+    "across clusters (pre-registered scenario)",
 }
 # reproductions that replay real traces (the others generate their workloads)
 NEEDS_TRACES = frozenset({"dbf", "pps"})

@@ -132,7 +132,7 @@ def fmt_pct(value: float) -> str:
 class Reproduction:
     """The outcome of one reproduction: JSON rows, side-by-side tables, notes, files."""
 
-    paper: str
+    paper: str  # the paper cited (authors, title, venue) and what is compared
     rows: list[dict[str, Any]]
     tables: list[tuple[str, list[str], list[list[str]]]]  # (title, header, rows of cells)
     notes: list[str] = field(default_factory=list)
@@ -142,7 +142,7 @@ class Reproduction:
         return {"paper": self.paper, "rows": self.rows, "notes": self.notes}
 
     def markdown(self) -> str:
-        parts = []
+        parts = [f"## {self.paper}\n"]
         for title, header, rows in self.tables:
             parts.append(f"### {title}\n")
             parts.append("| " + " | ".join(header) + " |")

@@ -1,6 +1,7 @@
-"""`schedlab reproduce dbf`: paper 000's Tables 1 and 2, DBF against CBF.
+"""`schedlab reproduce dbf`: Tables 1 and 2 of N'Takpé and Suter (ComPAS 2016), DBF against
+CBF.
 
-The experiment (paper 000, section 4.1): one job in three is non-priority, with deadline
+The experiment (the paper's section 4.1): one job in three is non-priority, with deadline
 submit + max(24 h, 2 x run time) (case a) or max(72 h, 2 x run time) (case b); every trace is
 replayed whole by conservative backfilling (CBF) and by DBF. Table 1 gives the mean wait
 (hours) and mean slowdown of the priority jobs, Table 2 of all jobs: the CBF value and
@@ -14,7 +15,7 @@ jobs the workload did not mark non-priority (2 in 3), for CBF and DBF alike, so 
 columns compare the same jobs. ``missed_deadlines`` counts the non-priority jobs DBF
 accepted (not promoted at submission) that ended after their deadline: it must be 0.
 
-Two readings of the plans. Paper 000 plans every job with "wl_i (walltime)", the execution
+Two readings of the plans. The paper plans every job with "wl_i (walltime)", the execution
 time it also uses for the deadline rule and the slowdown, and assumes the users' predictions
 are fairly precise. The main reading (``"reading": "run_time_plans"``) therefore replays
 each trace with requested time := run time (the sweep transform ``requested_from_run``),
@@ -46,6 +47,10 @@ from schedlab.experiments.runner import SweepProgress
 from schedlab.experiments.store import ResultStore
 from schedlab.metrics.summary import summarize
 
+PAPER = (
+    "N'Takpé and Suter, Prise en compte de tâches non-prioritaires dans l'ordonnancement "
+    "batch, ComPAS 2016: DBF against conservative backfilling"
+)
 QUICK_JOBS = 20_000
 CASES = ("a", "b")
 HOUR = 3600.0
@@ -91,7 +96,7 @@ def build_sweep(traces: Path, quick: bool) -> Any:
 
 
 def _class_metrics(jobs: Any, procs: int) -> dict[str, float]:
-    """Mean wait and slowdown of the priority jobs and of all jobs (paper 000's two tables)."""
+    """Mean wait and slowdown of the priority jobs and of all jobs (the paper's two tables)."""
     columns = {name: np.asarray(jobs[name]) for name in jobs.columns}
     priority = np.asarray(jobs["priority"], dtype=bool)
     everyone = summarize(columns, procs=procs)
@@ -148,8 +153,8 @@ def rows_from(store: ResultStore, sweep: Any) -> list[dict[str, Any]]:
 
 
 def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """Tables 1 and 2 of paper 000: ours (main reading) next to the published values and
-    to the sensitivity reading (plans from the trace's requested times)."""
+    """Tables 1 and 2 of N'Takpé and Suter (ComPAS 2016): ours (main reading) next to the
+    published values and to the sensitivity reading (plans from the trace's requested times)."""
     by = {(r["reading"], r["workload"], r["case"]): r for r in rows}
     header = [
         "workload (paper's)",
@@ -263,7 +268,7 @@ def reproduce_dbf(
     ]
     if quick:
         notes.append(f"--quick: the first {QUICK_JOBS} jobs of each trace only.")
-    result = Reproduction(paper="000 (DBF)", rows=rows, tables=tables_from(rows), notes=notes)
+    result = Reproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
     result.write(out)
     from schedlab.report.reproduce import dbf_figure
 

@@ -1,6 +1,7 @@
-"""`schedlab reproduce dirac`: paper 001's sections 7-8, centralized push against DIRAC pull.
+"""`schedlab reproduce dirac`: sections 7-8 of Caron et al. (LIP RR-2005-13), centralized
+push against DIRAC pull.
 
-The experiment (paper 001, Table 2; SPEC 5): 3 sites x 20 nodes of mean power 96 NCU/s,
+The experiment (the paper's Table 2; SPEC 5): 3 sites x 20 nodes of mean power 96 NCU/s,
 one FCFS queue per site with t_max 24000 s (the built-in platform ``builtin:dirac``, the
 text of ``examples/platform-dirac.toml``), 500 meta-jobs, and two contexts: **dedicated**
 (meta-jobs only) and **shared** (plus 500 local jobs per site). Each context runs with
@@ -58,17 +59,18 @@ from schedlab.experiments.store import ResultStore
 # The text of examples/platform-dirac.toml (a test keeps the two equal), built into the
 # package so that the reproduction runs from an installed schedlab and on Dask workers.
 PLATFORM_TOML = """\
-# Paper 001's experimental platform (Caron, Garonne, Tsaregorodtsev 2005, Table 2).
+# The experimental platform of Caron, Garonne and Tsaregorodtsev, A study of meta-scheduling
+# architectures for high throughput computing, LIP RR-2005-13 (2005), Table 2.
 #
 # 3 sites x 20 nodes, one queue per site (t_max 24000 s, FCFS), LAN 1000 Mbit/s, WAN
 # 100 Mbit/s, no latency, control messages of 30 kB (section 7). Node powers are sampled
 # without replacement from the reference pool (section 5); the built-in pool has 20 node
 # types whose weights are counts out of 60, so these 60 nodes are exactly that multiset and
 # their mean power is exactly 96 NCU/s; the seed decides which site gets which nodes.
-# Service times: the means the paper measured on its validation site (section 6.2), which
-# SPEC 5 uses for section 7 (set both to 0 for the sensitivity run).
+# Service times: the means the paper measured on its validation site (section 6.2), used for
+# its section 7, which does not give them (set both to 0 for the sensitivity run).
 
-description = "Paper 001, Table 2: 3 sites x 20 nodes of mean power 96 NCU/s"
+description = "Caron et al. (LIP RR-2005-13), Table 2: 3 sites x 20 nodes of mean power 96 NCU/s"
 seed = 1
 control_message_kb = 30
 
@@ -456,10 +458,10 @@ def reproduce_dirac(
     seeds = seeds_of(quick)
     notes = [
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}) per point; the seed draws the workload "
-        "and seeds the meta-scheduler; platform: paper 001's Table 2 (builtin:dirac = "
+        "and seeds the meta-scheduler; platform: the paper's Table 2 (builtin:dirac = "
         "examples/platform-dirac.toml).",
         "Figure 9's strategies at their defaults: push Δt = 0; DIRAC ε = 0.3, retry 60 s.",
-        "Push breaks ties to the lowest site (SPEC 5); the row 'ties: free processors' is "
+        "Push breaks ties to the lowest site (schedlab's rule); the row 'ties: free processors' is "
         'push with tie = "free", a sensitivity run (not in Figure 8\'s curve).',
         "DIRAC's line in Figure 8 is the static agents' (the paper's 'DIRAC' strategy of "
         "section 3; it does not name the variant of that line).",
@@ -479,7 +481,8 @@ def reproduce_dirac(
         for name in SENSITIVITY
     ]
     result = DiracReproduction(
-        paper="001 (push vs DIRAC)",
+        paper="Caron, Garonne and Tsaregorodtsev, A study of meta-scheduling architectures "
+        "for high throughput computing, LIP RR-2005-13: centralized push against DIRAC pull",
         rows=rows,
         tables=tables_from(data),
         notes=notes,

@@ -1,6 +1,7 @@
-"""`schedlab reproduce hlw`: paper 004's Figure 1, the FS family against its references.
+"""`schedlab reproduce hlw`: Figure 1 of Lanore and Klein (ComPAS 2013), the FS family
+against its references.
 
-The experiment (paper 004, section 5, SPEC 7): the HLW multi-level application (n chains
+The experiment (the paper's section 5; SPEC 7): the HLW multi-level application (n chains
 of 1-60 steps; each step a coarse task, w1 = 1, then with probability 0.33 a fine one,
 w2 = 15; every task moldable under Amdahl's law with parallel fraction pi) on N identical
 nodes, six scenarios of (n/N, pi), at least 100 random instances each (10 with --quick).
@@ -28,6 +29,10 @@ from schedlab.experiments.reproduce.common import Reproduction, execute, sweep_o
 from schedlab.experiments.runner import SweepProgress
 from schedlab.experiments.store import ResultStore
 
+PAPER = (
+    "Lanore and Klein, De l'ordonnement des applications multi-niveaux, ComPAS 2013: "
+    "the FS family against its references on HLW"
+)
 INSTANCES = 100
 QUICK_INSTANCES = 10
 FIRST_SEED = 1
@@ -233,11 +238,9 @@ def reproduce_hlw(
         "Last column: FS0.5mPX whose fair share also counts the running tasks (share_of="
         "present), the other reading of the paper's 'tâches disponibles' (docs).",
         "Improvement = (best reference median - FS0.5mPX median) / best reference median; "
-        "the paper's Figure 1h places scenario e ambiguously (SPEC 7).",
+        "the paper's Figure 1h places scenario e's cell ambiguously (read as 4 %).",
     ]
-    result = HlwReproduction(
-        paper="004 (HLW, FS family)", rows=rows, tables=tables_from(rows), notes=notes
-    )
+    result = HlwReproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
     result.write(out)
     from schedlab.report.reproduce import hlw_figure
 

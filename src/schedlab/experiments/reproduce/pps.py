@@ -1,6 +1,6 @@
-"""`schedlab reproduce pps`: paper 002's Tables 1 and 2, PPS against EASY.
+"""`schedlab reproduce pps`: Tables 1 and 2 of Zhang and Pan (PPS), PPS against EASY.
 
-The experiment (paper 002, section 5): each log is cleaned of failed and cancelled jobs
+The experiment (the paper's section 5): each log is cleaned of failed and cancelled jobs
 (SWF status 0 and 5), cut into consecutive batches of 5000 jobs (a trailing partial batch
 is dropped), and every batch is replayed as a workload of its own ("batch means") at load
 factors 0.5 to 1.5 (submit times x 1/f). A table cell is the mean over the batches; the JSON
@@ -18,7 +18,7 @@ like the paper's CM5) stands in for the CM5 (1024 nodes), and LLNL-Thunder (4008
 mostly lacks estimates, so the Tsafrir model adds them as the paper did for O2K.
 
 EASY runs with kill_on_overrun (as in production); PPS uses no estimates and never kills a
-job at its estimate (paper 002: "PPS does not discard work"), so it runs without it.
+job at its estimate (the paper: "PPS does not discard work"), so it runs without it.
 
 EASY variants, on SDSC-BLUE only (each against the main PPS runs, which use no estimates):
 no kill at the estimate, no extra-processor rule (`EasyParams.extra_procs`), useless
@@ -55,6 +55,10 @@ from schedlab.experiments.store import ResultStore
 from schedlab.experiments.sweep import parse_sweep
 
 BATCH = 5000
+PAPER = (
+    "Zhang and Pan, Design and Analysis of Priority-based Preemptive Parallel Scheduling "
+    "Algorithm (Nanjing University): PPS against EASY backfilling"
+)
 QUICK_JOBS = 20_000
 QUICK_LOADS = (0.5, 1.0, 1.5)
 # The published generator's default: batch and interactive jobs on 128 nodes.
@@ -215,7 +219,8 @@ def rows_from(
 
 
 def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """Tables 1 and 2 of paper 002: ours and the published values, with the differences."""
+    """Tables 1 and 2 of Zhang and Pan (PPS): ours and the published values, with the
+    differences."""
     t1_header = [
         "workload (paper's)",
         "variant",
@@ -299,8 +304,8 @@ def reproduce_pps(
     notes = [
         "CM5 and O2K are not available here: SDSC-BLUE (first 100,000 cleaned jobs) stands "
         "in for CM5 and LLNL-Thunder (Tsafrir-model estimates where missing) for O2K.",
-        "Each cell is the mean over batches of 5000 jobs simulated separately (paper 002's "
-        "batch means); failed and cancelled jobs (status 0, 5) are dropped first.",
+        "Each cell is the mean over batches of 5000 jobs simulated separately (the "
+        "paper's batch means); failed and cancelled jobs (status 0, 5) are dropped first.",
         "EASY kills a job at its estimate; PPS uses no estimates and never kills.",
         "Utilization is over each batch's own makespan (first submit to last end).",
         "Lublin (main): the published generator's default, batch and interactive jobs on "
@@ -318,7 +323,7 @@ def reproduce_pps(
             f"--quick: the first {QUICK_JOBS} jobs of each workload, load factors "
             f"{', '.join(f'{f:g}' for f in QUICK_LOADS)}."
         )
-    result = Reproduction(paper="002 (PPS)", rows=rows, tables=tables_from(rows), notes=notes)
+    result = Reproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
     result.write(out)
     from schedlab.report.reproduce import pps_figure
 

@@ -1,16 +1,16 @@
 """The published tables the reproductions are compared with, transcribed from the papers.
 
-Paper 000 (N'Takpe & Suter, ComPAS 2016), Tables 1 and 2: CBF absolute values (mean wait in
+N'Takpé and Suter (ComPAS 2016), Tables 1 and 2: CBF absolute values (mean wait in
 hours, mean slowdown) and DBF's relative change in % for deadline cases a and b, on priority
 jobs (Table 1) and on all jobs (Table 2). The paper's comma decimals are written as points.
 
-Paper 002 (Zhang & Pan), Tables 1 and 2: EASY and PPS mean response time (s), mean bounded
+Zhang and Pan (PPS), Tables 1 and 2: EASY and PPS mean response time (s), mean bounded
 slowdown, unfairness and utilization, per workload and load factor.
 """
 
 from __future__ import annotations
 
-# --- paper 000 -------------------------------------------------------------------------
+# --- N'Takpé and Suter (ComPAS 2016) ----------------------------------------------------
 # workload -> {"priority"|"all": {"wait_h"|"slowdown": (cbf, dbf_a_pct, dbf_b_pct)}}
 DBF_TABLES: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
     "SDSC-BLUE": {
@@ -27,7 +27,7 @@ DBF_TABLES: dict[str, dict[str, dict[str, tuple[float, float, float]]]] = {
     },
 }
 
-# --- paper 002 -------------------------------------------------------------------------
+# --- Zhang and Pan (PPS) ----------------------------------------------------------------
 PPS_LOADS: tuple[float, ...] = (0.5, 0.75, 1.0, 1.25, 1.5)
 # workload -> load -> (easy_resp, pps_resp, easy_bsld, pps_bsld, easy_unf, pps_unf,
 #                      easy_util, pps_util)
@@ -72,8 +72,8 @@ PPS_COLUMNS: tuple[str, ...] = (
     "pps_utilization",
 )
 
-# --- paper 001 -------------------------------------------------------------------------
-# Caron, Garonne, Tsaregorodtsev (2005), sections 8 and 8.1. Its Figures 7-9 have no
+# --- Caron et al. (LIP RR-2005-13) -------------------------------------------------------
+# Sections 8 and 8.1. Its Figures 7-9 have no
 # tables: these are the numbers and orderings its text states.
 DIRAC_TEXT: dict[str, float] = {
     # "Le nombre total de demandes avec l'approche statique est de 872 et de 699 dans le cas

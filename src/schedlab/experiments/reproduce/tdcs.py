@@ -1,6 +1,7 @@
-"""`schedlab reproduce tdcs`: paper 003's dispatcher against baselines (SPEC 6).
+"""`schedlab reproduce tdcs`: the dispatcher of Baranov and Tikhomirov (Computational
+Technologies 2017) against baselines (SPEC 6).
 
-Paper 003 publishes no numbers; the scenario, hypotheses and protocol are pre-registered in
+The paper publishes no numbers; the scenario, hypotheses and protocol are pre-registered in
 docs/reproductions.md ("Absolute priorities across clusters"): the platform ``builtin:tdcs``
 (the text of ``examples/platform-tdcs.toml``), `tdcs.workload.generate_tdcs` at load 0.85
 over ``HOURS`` of arrivals, every cluster under pps(priority="attribute", checkpoint, 60 s
@@ -35,15 +36,16 @@ from schedlab.outputs import write_atomic
 # The text of examples/platform-tdcs.toml (a test keeps the two equal), built into the
 # package so that the reproduction runs from an installed schedlab.
 PLATFORM_TOML = """\
-# Paper 003's pre-registered scenario (docs/reproductions.md, "Absolute priorities across
-# clusters"): 4 clusters of different sizes and speeds, each reached through an access link
-# of its own bandwidth, 10 ms between any two clusters (the WAN's latency), control
-# messages of 30 kB. The local manager of every cluster is PPS reading the `priority`
-# attribute; `schedlab tdcs run` sets its preemption mode (default: checkpoint).
+# The scenario pre-registered for Baranov and Tikhomirov (Computational Technologies 2017)
+# in docs/reproductions.md ("Absolute priorities across clusters"): 4 clusters of different
+# sizes and speeds, each reached through an access link of its own bandwidth, 10 ms between
+# any two clusters (the WAN's latency), control messages of 30 kB. The local manager of every
+# cluster is PPS reading the `priority` attribute; `schedlab tdcs run` sets its preemption
+# mode (default: checkpoint).
 #
 #   schedlab tdcs run examples/platform-tdcs.toml --dispatcher tdcs
 
-description = "Paper 003 scenario: 4 clusters (128 x 1.0, 64 x 1.5, 64 x 0.8, 32 x 2.0)"
+description = "Baranov-Tikhomirov scenario, 4 clusters (128 x 1.0, 64 x 1.5, 64 x 0.8, 32 x 2.0)"
 seed = 1
 control_message_kb = 30
 
@@ -262,10 +264,12 @@ def reproduce_tdcs(
         "Cells: mean over the seeds ± the 95 % half-width; times in s, throughput in jobs/h, "
         "lost work in processor-seconds.",
         "Pre-registered scenario and hypotheses: docs/reproductions.md, 'Absolute priorities "
-        "across clusters (paper 003)'.",
+        "across clusters'.",
     ]
     result = TdcsReproduction(
-        paper="003 (absolute priorities across clusters)",
+        paper="Baranov and Tikhomirov, Scheduling of jobs in a territorially distributed "
+        "computing system with absolute priorities, Computational Technologies 2017: the "
+        "dispatcher against baselines",
         rows=rows,
         tables=tables,
         notes=notes,

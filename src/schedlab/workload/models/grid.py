@@ -1,4 +1,4 @@
-"""Paper 001's grid workload (Caron, Garonne, Tsaregorodtsev 2005, Table 2; SPEC 5).
+"""The grid workload of Caron et al. (LIP RR-2005-13), Table 2 (SPEC 5).
 
 `generate_grid` draws a global stream of meta-jobs (to the meta-scheduler) and, at every
 site, one local stream per local organisation (to the site's first queue: its default
@@ -142,7 +142,7 @@ def generate_grid(
     organisations: Sequence[str] = ("meta", "local"),
     seed: int = 0,
 ) -> GridWorkload:
-    """Paper 001's workload on ``platform`` (module docstring), deterministic by ``seed``.
+    """The paper's workload on ``platform`` (module docstring), deterministic by ``seed``.
 
     ``meta_jobs`` meta-jobs (organisation ``organisations[0]``, to the meta-scheduler),
     exponential inter-arrivals of mean ``meta_interarrival`` s; at every site, for each

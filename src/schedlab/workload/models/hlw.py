@@ -1,6 +1,7 @@
-"""The HLW multi-level application of paper 004 (SPEC section 7) as a workload of dependants.
+"""The HLW multi-level application of Lanore and Klein (ComPAS 2013; SPEC section 7) as a
+workload of dependants.
 
-Model (paper 004, section 2.2): HLW (EDF R&D) is a parameter sweep of n independent top
+Model (the paper's section 2.2): HLW (EDF R&D) is a parameter sweep of n independent top
 tasks tau0. A tau0 task T is a chain of opt(T) steps done one after the other; opt(T) is
 uniform on the integers [opt_min, opt_max] (the paper knows only the bounds). A step is a
 tau1 task (a coarse-mesh Syrthes run, sequential time w1), followed with probability p
@@ -148,7 +149,7 @@ def generate_hlw(
     opt_max: int = 60,
 ) -> Workload:
     """One realised HLW instance of `n` chains on `nodes` nodes (model and fields: module
-    docstring); the defaults are paper 004's section 5.2. Same seed, same workload.
+    docstring); the defaults are the paper's section 5.2. Same seed, same workload.
 
     Ranges (ConfigError naming the parameter otherwise): n >= 1 with 2 x n x opt_max at most
     `MAX_TASKS`, nodes 1 to 2**31 - 1, pi and p in [0, 1], w1 and w2 in (0, 1e15] s,
@@ -196,7 +197,7 @@ def generate_hlw(
     spec = _spec(chains, size, fraction, seed, time1, time2, prob, low, high)
     header = [
         "Version: 2.2",
-        "Computer: HLW multi-level application, paper 004 (schedlab)",
+        "Computer: HLW multi-level application, Lanore and Klein, ComPAS 2013 (schedlab)",
         f"MaxJobs: {total}",
         f"MaxRecords: {total}",
         f"MaxProcs: {size}",

@@ -1,0 +1,444 @@
+"""The figures of one run: ``schedlab.plot(result)`` and ``schedlab run ... --plot FILE``.
+
+Four figures: utilization and queue length over time, the wait-time CDF and a Gantt chart
+of a window. Each is drawn by the function of ``figures`` that draws it in the sweep report
+(``draw_timeseries``, ``draw_cdf``, ``draw_gantt``): one code path per figure.
+
+- The time series is the run's recorded one (``simulate(..., timeseries=True)``), else it
+  is rebuilt from the per-job table (``metrics.occupancy``: exact for runs without
+  preemption), so every result can be drawn.
+- The Gantt window defaults to the busiest ``DEFAULT_SPAN`` of the run (most
+  processor-seconds used, the earliest such), not its first days, which are often quiet;
+  at most ``max_jobs`` jobs are drawn (the window is cut where the next one starts, and the
+  figure says so), so a huge window stays a small file.
+- Output by suffix: ``.html`` is one self-contained page (inline SVG, no script, no
+  network) with the run's summary and the four figures; ``.png``/``.svg``/``.pdf`` one
+  image with the four panels. Same result, same bytes (no date, fixed SVG ids).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from schedlab.errors import ConfigError
+from schedlab.metrics.occupancy import timeseries_from_jobs
+from schedlab.outputs import write_atomic
+from schedlab.report import figures
+from schedlab.report.html import CSS, _charts, _Figures, _fmt
+from schedlab.simulation import SimulationResult
+
+__all__ = [
+    "DEFAULT_SPAN",
+    "FIGURES",
+    "PLOT_SUFFIXES",
+    "busiest_window",
+    "check_plot_path",
+    "figures_of",
+    "panels",
+    "parse_window",
+    "plot",
+    "render_html",
+]
+
+PLOT_SUFFIXES = (".html", ".png", ".svg", ".pdf")
+FIGURES = ("utilization", "queue", "wait", "gantt")
+DEFAULT_SPAN = figures.GANTT_DEFAULT_SPAN  # seconds: the length of the default Gantt window
+MAX_JOBS = 400
+SHADE: dict[str, Any] = {"color": "#e8a33d", "alpha": 0.22, "linewidth": 0, "zorder": 0}
+
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+_TIME = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*", re.IGNORECASE)
+_WINDOW_FORMAT = "START:END, seconds or a number with s, m, h, d or w (e.g. 2d:3d, 36h:40h)"
+
+
+# -- arguments ---------------------------------------------------------------------------
+
+
+def check_plot_path(path: str | Path, option: str = "path") -> Path:
+    """``path`` if its suffix names a format this module writes, else a ConfigError that
+    lists them (checked before simulating: a typo must not cost a run)."""
+    p = Path(path)
+    if p.suffix.lower() not in PLOT_SUFFIXES:
+        raise ConfigError(option, str(path), [f"FILE{s}" for s in PLOT_SUFFIXES])
+    return p
+
+
+def parse_window(text: str, option: str = "--plot-window") -> tuple[float, float]:
+    """``START:END`` in seconds from the trace origin; each bound is a number of seconds or
+    a number with a unit (s, m, h, d, w): ``2d:3d`` is (172800, 259200)."""
+    parts = text.split(":")
+    bounds = [_TIME.fullmatch(part) for part in parts]
+    if len(parts) != 2 or any(m is None for m in bounds):
+        raise ConfigError(option, text, _WINDOW_FORMAT)
+    start, end = (float(m[1]) * _UNITS[m[2].lower()] for m in bounds if m is not None)
+    if end <= start:
+        raise ConfigError(option, text, "START:END with END after START")
+    return start, end
+
+
+def _window(window: tuple[float, float] | str | None) -> tuple[float, float] | None:
+    if window is None or isinstance(window, str):
+        return None if window is None else parse_window(window, option="window")
+    try:
+        start, end = (float(v) for v in window)
+    except (TypeError, ValueError):
+        raise ConfigError("window", window, "(start, end) in seconds, or 'START:END'") from None
+    if not (math.isfinite(start) and math.isfinite(end) and end > start):
+        raise ConfigError("window", window, "finite (start, end) with end > start")
+    return start, end
+
+
+# -- the run -----------------------------------------------------------------------------
+
+
+def busiest_window(
+    times: np.ndarray, busy: np.ndarray, span: float = DEFAULT_SPAN
+) -> tuple[float, float]:
+    """The window [s, s + span] in which the step function ``busy`` (the value holding
+    from each of ``times`` to the next) has the largest integral: the highest mean
+    utilization. Of several such windows, the earliest, moved on to its first busy instant
+    when it opens idle (that loses no use: a short burst is drawn from its start, not after
+    a quiet lead-in). The whole run when it is not longer than ``span``.
+
+    The integral over [s, s + span] is piecewise linear in s, with corners where s or
+    s + span meets a time: its maximum is at one of those, so they are the candidates.
+    """
+    times = np.asarray(times, dtype=np.float64)
+    busy = np.asarray(busy, dtype=np.float64)
+    if times.size == 0:
+        return 0.0, span
+    t0, t1 = float(times[0]), float(times[-1])
+    if t1 - t0 <= span:
+        return (t0, t1) if t1 > t0 else (t0, t0 + span)
+    area = np.concatenate(([0.0], np.cumsum(busy[:-1] * np.diff(times))))
+    starts = np.unique(np.clip(np.concatenate((times, times - span)), t0, t1 - span))
+    score = np.interp(starts + span, times, area) - np.interp(starts, times, area)
+    best = float(score.max())
+    # the earliest of the busiest (rounding must not pick a later one of equal use)
+    start = float(starts[np.flatnonzero(score >= best - 1e-9 * max(abs(best), 1.0))[0]])
+    if busy[np.searchsorted(times, start, side="right") - 1] <= 0:
+        later = np.flatnonzero((times > start) & (busy > 0))
+        if later.size:
+            start = float(times[later[0]])
+    return start, start + span
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What the four figures draw, computed once."""
+
+    jobs: Mapping[str, Any]
+    series: Mapping[str, Any]
+    recorded: bool
+    procs: int
+    name: str
+    heading: str
+    window: tuple[float, float]
+    default_window: bool
+    style: dict[str, Any]
+
+
+def _policy_name(result: SimulationResult) -> str:
+    if not result.params:
+        return result.policy
+    return f"{result.policy} {json.dumps(result.params, sort_keys=True, separators=(',', ':'))}"
+
+
+def _prepare(
+    result: SimulationResult, window: tuple[float, float] | str | None, title: str | None
+) -> _Run:
+    if not isinstance(result, SimulationResult):
+        raise ConfigError("result", type(result).__name__, "a SimulationResult (schedlab.simulate)")
+    chosen = _window(window)
+    recorded = result.timeseries_columns is not None
+    series = result.timeseries_columns if recorded else timeseries_from_jobs(result.columns)
+    assert series is not None
+    if chosen is None:
+        busy = figures.series_of(series, "busy_procs", result.procs)
+        assert busy is not None
+        chosen = busiest_window(*busy)
+    name = _policy_name(result)
+    source = Path(str(result.workload.source)).name
+    load = f", load {result.load_factor:g}" if result.load_factor != 1.0 else ""
+    return _Run(
+        jobs=result.jobs,
+        series=series,
+        recorded=recorded,
+        procs=result.procs,
+        name=name,
+        heading=title or f"{name} on {source} ({result.procs:,} processors{load})",
+        window=chosen,
+        default_window=window is None,
+        style={"color": figures.policy_colors([name])[name], "linestyle": "-"},
+    )
+
+
+# -- the four figures --------------------------------------------------------------------
+
+
+def _shade(ax: Axes, unit: float | None, drawn: figures.GanttDrawn) -> None:
+    """Mark the Gantt window on a time axis."""
+    if unit is not None:
+        ax.axvspan(drawn.start / unit, drawn.end / unit, label="Gantt window", **SHADE)
+
+
+def _smoothing(run: _Run) -> float:
+    times = np.asarray(run.series["time"], dtype=np.float64)
+    span = float(times[-1] - times[0]) if times.size else 0.0
+    return figures.utilization_window(span)
+
+
+def _draw_utilization(ax: Axes, run: _Run, drawn: figures.GanttDrawn) -> None:
+    window = _smoothing(run)
+    series = figures.series_of(run.series, "utilization", run.procs)
+    assert series is not None
+    unit = figures.draw_timeseries(
+        ax, [series], [run.name], [run.style], "utilization", window=window
+    )
+    ax.set_title(f"Utilization ({window / 3600:g} h moving mean)", fontsize=11)
+    _shade(ax, unit, drawn)
+
+
+def _draw_queue(ax: Axes, run: _Run, drawn: figures.GanttDrawn) -> None:
+    series = figures.series_of(run.series, "queued", run.procs)
+    assert series is not None
+    unit = figures.draw_timeseries(ax, [series], [run.name], [run.style], "queued")
+    ax.set_title("Queue length (jobs waiting to start)", fontsize=11)
+    _shade(ax, unit, drawn)
+
+
+def _draw_wait(ax: Axes, run: _Run) -> None:
+    waits = figures.job_values(run.jobs, "wait_time")
+    figures.draw_cdf(ax, [waits], [run.name], [run.style], "wait_time", title="CDF of wait time")
+
+
+def _draw_gantt(ax: Axes, run: _Run, max_jobs: int) -> figures.GanttDrawn:
+    start, end = run.window
+    which = "busiest" if run.default_window else "chosen"
+    return figures.draw_gantt(
+        ax,
+        run.jobs,
+        run.procs,
+        start,
+        end,
+        max_jobs,
+        heading=f"Jobs of the {which} window",
+    )
+
+
+_SIZES = {"utilization": (6.4, 3.6), "queue": (6.4, 3.6), "wait": (6.4, 4.0), "gantt": (10.0, 4.8)}
+
+
+def _draw_all(axes: Mapping[str, Axes], run: _Run, max_jobs: int) -> figures.GanttDrawn:
+    """The four drawings on their axes; the Gantt first, so the others shade its window."""
+    if max_jobs < 1:
+        raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
+    drawn = _draw_gantt(axes["gantt"], run, max_jobs)
+    _draw_utilization(axes["utilization"], run, drawn)
+    _draw_queue(axes["queue"], run, drawn)
+    _draw_wait(axes["wait"], run)
+    return drawn
+
+
+def _figures(
+    result: SimulationResult,
+    window: tuple[float, float] | str | None,
+    max_jobs: int,
+    title: str | None,
+) -> tuple[dict[str, Figure], _Run, figures.GanttDrawn]:
+    run = _prepare(result, window, title)
+    out = {}
+    for name in FIGURES:
+        fig = Figure(figsize=_SIZES[name], layout="constrained")
+        out[name] = fig
+    axes = {name: figures.style_axes(fig.add_subplot()) for name, fig in out.items()}
+    drawn = _draw_all(axes, run, max_jobs)
+    return out, run, drawn
+
+
+def figures_of(
+    result: SimulationResult,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> dict[str, Figure]:
+    """The four figures of ``result`` apart, by name (``FIGURES``): for papers, or to
+    restyle one. ``window``, ``max_jobs``, ``title``: as in ``plot``."""
+    return _figures(result, window, max_jobs, title)[0]
+
+
+def panels(
+    result: SimulationResult,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> Figure:
+    """One figure with the four panels: the two time series stacked (one time axis), the
+    wait CDF beside them, the Gantt chart below across the width."""
+    run = _prepare(result, window, title)
+    fig = Figure(figsize=(12.0, 11.0), layout="constrained")
+    axes = fig.subplot_mosaic(
+        [["utilization", "wait"], ["queue", "wait"], ["gantt", "gantt"]],
+        height_ratios=[1.0, 1.0, 1.6],
+        width_ratios=[1.5, 1.0],
+    )
+    for ax in axes.values():
+        figures.style_axes(ax)
+    _draw_all(axes, run, max_jobs)
+    fig.suptitle(run.heading, fontsize=13)
+    return fig
+
+
+# -- the page ----------------------------------------------------------------------------
+
+
+def _seconds(value: float) -> str:
+    """A time from the trace origin: seconds, and days when that helps."""
+    text = f"{value:,.0f} s"
+    return f"{text} (day {value / 86400:.2f})" if abs(value) >= 86400 else text
+
+
+def _captions(run: _Run, drawn: figures.GanttDrawn, max_jobs: int) -> dict[str, str]:
+    source = "recorded during the run" if run.recorded else "rebuilt from the per-job table"
+    window = (
+        f"the busiest {DEFAULT_SPAN / 86400:g} days of the run (highest mean utilization)"
+        if run.default_window
+        else "the window asked for"
+    )
+    cut = (
+        f"; at most {max_jobs} jobs are drawn, so the window was cut where the next one starts"
+        if drawn.shortened
+        else ""
+    )
+    waits = figures.job_values(run.jobs, "wait_time")
+    quantiles = (
+        "median {:,.0f} s, 90th percentile {:,.0f} s, ".format(*np.quantile(waits, [0.5, 0.9]))
+        if waits.size
+        else ""
+    )
+    shaded = "shaded: the window of the Gantt chart"
+    return {
+        "utilization": f"Busy processors / all {run.procs:,}, trailing time-weighted mean over "
+        f"{_smoothing(run) / 3600:g} h ({source}); {shaded}.",
+        "queue": f"Jobs submitted and not yet started ({source}); long runs are drawn as "
+        f"time-weighted means over 2000 bins; {shaded}.",
+        "wait": f"Wait time (start - submit) of every job: {quantiles}logarithmic axis, "
+        "linear below 1 s so that jobs that did not wait show.",
+        "gantt": f"{drawn.jobs:,} jobs running from {_seconds(drawn.start)} to "
+        f"{_seconds(drawn.end)}: {window}{cut}. Each bar spans a job's start to its end over "
+        "as many rows as it has processors; the rows are a first-fit drawing, not the "
+        "allocation the simulator made (it counts processors, it does not name them). "
+        "Hatched: killed at the requested time.",
+    }
+
+
+def render_html(
+    result: SimulationResult,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> str:
+    """The page of ``result`` as text: title, the run's numbers, the four figures, each a
+    ``<figure class="chart" data-chart="NAME">`` (``<body data-figures="4">``)."""
+    import schedlab
+
+    figs, run, drawn = _figures(result, window, max_jobs, title)
+    captions = _captions(run, drawn, max_jobs)
+    page = _Figures()
+    charts = [page.html(name, figs[name], captions[name], wide=name == "gantt") for name in FIGURES]
+    # wall_time: not the run's (and would change the bytes); procs: the row above
+    summary = {k: v for k, v in result.summary().items() if k not in ("wall_time", "procs")}
+    rows = [
+        ("workload", str(result.workload.source)),
+        ("policy", run.name),
+        ("processors", _fmt(run.procs)),
+        ("load factor", _fmt(result.load_factor)),
+        ("kill on overrun", _fmt(result.kill_on_overrun)),
+        *((figures.METRIC_LABELS.get(k, k.replace("_", " ")), _fmt(v)) for k, v in summary.items()),
+        ("Gantt window", f"{_seconds(drawn.start)} to {_seconds(drawn.end)}"),
+    ]
+    numbers = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
+    heading = escape(run.heading)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="generator" content="schedlab {escape(schedlab.__version__)}">\n'
+        f"<title>{heading}</title>\n<style>{CSS}</style>\n</head>\n"
+        f'<body data-figures="{page.count}">\n'
+        f"<header><h1>{heading}</h1><p>one run of schedlab</p></header>\n<main>\n"
+        f'<section id="summary"><h2>Summary</h2>\n<dl class="counts">{numbers}</dl>\n'
+        '<p class="note">Times in seconds from the trace origin.</p></section>\n'
+        f'<section id="figures"><h2>Figures</h2>\n{_charts(charts, "")}\n</section>\n'
+        "</main>\n</body>\n</html>\n"
+    )
+
+
+# -- the entry point ---------------------------------------------------------------------
+
+
+@overload
+def plot(
+    result: SimulationResult,
+    path: None = None,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> Figure: ...
+
+
+@overload
+def plot(
+    result: SimulationResult,
+    path: str | Path,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> Path: ...
+
+
+def plot(
+    result: SimulationResult,
+    path: str | Path | None = None,
+    *,
+    window: tuple[float, float] | str | None = None,
+    max_jobs: int = MAX_JOBS,
+    title: str | None = None,
+) -> Figure | Path:
+    """See one run: utilization and queue length over time, the wait-time CDF and a Gantt
+    chart of a window.
+
+    Without ``path``: one matplotlib Figure with the four panels (``figures_of`` gives
+    them apart). With ``path``: writes it, the suffix picks the format (.html: a page with
+    the run's summary and the four figures; .png, .svg, .pdf: the four panels), whole or
+    not at all, replacing an existing file; returns the path. ``window``: the Gantt window,
+    (start, end) in seconds from the trace origin or a text like ``"2d:3d"`` (default: the
+    busiest 2 days); at most ``max_jobs`` jobs are drawn. ``title``: replaces the heading.
+    """
+    if path is None:
+        return panels(result, window=window, max_jobs=max_jobs, title=title)
+    target = check_plot_path(path)
+    if not target.parent.is_dir():
+        raise ConfigError("path", str(path), "a file in an existing folder")
+    if target.suffix.lower() == ".html":
+        text = render_html(result, window=window, max_jobs=max_jobs, title=title)
+        write_atomic(target, text.encode("utf-8"))
+    else:
+        figures.save(panels(result, window=window, max_jobs=max_jobs, title=title), target)
+    return target

@@ -1,0 +1,311 @@
+"""What the log importers share: reading a (gzipped) text file, times and durations as
+logs write them, names numbered as SWF numbers them, and the step from parsed jobs to a
+`Workload` exactly as `read_swf` builds one.
+
+Every importer turns each record of its log into a `Job` (absolute times, in seconds) or
+counts it in a skip reason; `JobLog.build` then does what the SWF format implies:
+
+* **Time origin.** Submit times become seconds since the earliest submit (rounded down to
+  a whole second), as in the Parallel Workloads Archive; that instant is written in a
+  ``UnixStartTime`` header line. Dates without a time zone are read as UTC (logs do not
+  say their zone; only differences matter to a simulation).
+* **Fields.** wait (3) = start - submit when both are known; run (4) from the log's
+  elapsed time, else end - start; average CPU time (6), used memory (7, KB per processor)
+  and requested memory (10, KB per processor) when the log has them; the rest -1
+  (unknown). Jobs without a submit time cannot be placed in time and are skipped as
+  ``no_submit_time``.
+* **Names.** Users (12), groups (13), job names (14, the "executable"), queues (15) and
+  partitions (16) are numbered 1, 2, ... in order of first appearance. Queue and
+  partition names are kept in ``Queue: <n> <name>`` and ``Partition: <n> <name>`` header
+  lines, as the archive writes them; user and group names are not kept (the archive
+  anonymises them too).
+* **Job ids.** The log's own integer id when it has one; jobs without one (array tasks
+  whose raw id the log does not give) get ids above the largest id of any record of the
+  log, in file order.
+* **Machine size.** ``max_procs`` when given (``--procs``); else the peak of processors
+  allocated at one instant in the log (start to start + run; at least the widest job),
+  said in a ``Note:`` header line and returned as a note; the widest job when the log has
+  no start times. The peak is a lower bound of the real machine: give it when known.
+* **Skipped records** are counted by reason in `Workload.skipped`, next to the SWF
+  reasons (run time or processors <= 0, wider than the machine) that
+  `Workload.from_fields` applies to the jobs.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.errors import WorkloadError, printable
+from schedlab.workload.job import MAX_PROCS, N_FIELDS, F, Workload, derived_procs
+from schedlab.workload.partitions import peak_in_use
+
+__all__ = [
+    "UNKNOWN_WORDS",
+    "Job",
+    "JobLog",
+    "Numbering",
+    "is_unknown",
+    "parse_duration",
+    "parse_instant",
+    "read_text",
+    "shown",
+]
+
+_MAX_SHOWN = 120
+# Values meaning "not known" in the logs (sacct prints Unknown/None, CSV exports NA or "").
+UNKNOWN_WORDS = frozenset({"", "unknown", "none", "na", "n/a", "null", "-"})
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_ISO = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?)?"
+    r"(Z|[+-]\d\d(?::?\d\d)?)?"
+)
+_DURATION = re.compile(r"(?:(\d+)-)?(\d+(?::\d+){0,2}(?:\.\d+)?)")
+
+
+def read_text(path: str, where: str) -> str:
+    """The text of file ``path`` (named ``where`` in errors), gunzipped when it starts
+    with the gzip magic bytes; invalid UTF-8 is replaced, a BOM dropped."""
+    from schedlab.workload.swf import read_bytes
+
+    return read_bytes(path, where, kind="a log file").decode("utf-8", errors="replace")
+
+
+def shown(text: str) -> str:
+    """A value as an error shows it: printable and at most a line long."""
+    out = printable(text[: _MAX_SHOWN * 4])
+    return out if len(out) <= _MAX_SHOWN else out[: _MAX_SHOWN - 3] + "..."
+
+
+def is_unknown(text: str) -> bool:
+    return text.strip().lower() in UNKNOWN_WORDS
+
+
+def parse_instant(text: str) -> float | None:
+    """Seconds since the Unix epoch of a date (``2024-03-01T12:00:00``, a space instead of
+    the T, optional seconds, fraction and zone ``Z``/``+01:00``; no zone: UTC) or a plain
+    number of seconds; None for an unknown value (`UNKNOWN_WORDS`). ValueError otherwise."""
+    t = text.strip()
+    if t.lower() in UNKNOWN_WORDS:
+        return None
+    if _NUMBER.fullmatch(t):
+        value = float(t)
+        if not math.isfinite(value):
+            raise ValueError(t)
+        return value
+    m = _ISO.fullmatch(t)
+    if m is None:
+        raise ValueError(t)
+    year, month, day = int(m[1]), int(m[2]), int(m[3])
+    hour, minute, second = int(m[4] or 0), int(m[5] or 0), int(m[6] or 0)
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        raise ValueError(t)
+    try:
+        seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    except (OverflowError, ValueError):
+        raise ValueError(t) from None
+    if day > calendar.monthrange(year, month)[1]:
+        raise ValueError(t)
+    offset = 0
+    zone = m[8]
+    if zone and zone != "Z":
+        digits = zone[1:].replace(":", "")
+        offset = int(digits[:2]) * 3600 + int(digits[2:] or 0) * 60
+        offset = offset if zone[0] == "+" else -offset
+    return seconds + float(m[7] or 0.0) - offset
+
+
+def parse_duration(text: str, *, bare: float = 1.0) -> float:
+    """Seconds of ``[D-]HH:MM:SS[.fff]``, ``MM:SS[.fff]``, ``D-HH`` or ``D-HH:MM`` (the
+    forms of Slurm and PBS), or of a bare number times ``bare`` (1: seconds, as PBS and
+    CSV mean it; 60: minutes, as Slurm means it). ValueError for anything else."""
+    t = text.strip()
+    m = _DURATION.fullmatch(t)
+    if m is None:
+        raise ValueError(t)
+    parts = m[2].split(":")
+    if any("." in p for p in parts[:-1]):
+        raise ValueError(t)
+    values = [float(p) for p in parts]
+    if m[1] is not None:  # D-HH[:MM[:SS]]
+        values += [0.0] * (3 - len(values))
+        hours, minutes, seconds = values
+        total = int(m[1]) * 86400 + hours * 3600 + minutes * 60 + seconds
+    elif len(values) == 3:
+        total = values[0] * 3600 + values[1] * 60 + values[2]
+    elif len(values) == 2:
+        total = values[0] * 60 + values[1]
+    else:
+        total = values[0] * bare
+    if not math.isfinite(total):
+        raise ValueError(t)
+    return total
+
+
+class Numbering:
+    """Names -> 1, 2, ... in order of first appearance (SWF numbers users, queues, ...)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def __call__(self, name: str | None) -> int:
+        """The number of ``name``; -1 (unknown) for no name."""
+        if name is None or is_unknown(name):
+            return -1
+        return self.ids.setdefault(name.strip(), len(self.ids) + 1)
+
+    def header(self, key: str) -> list[str]:
+        """``Key: <n> <name>`` lines, as the archive names queues and partitions."""
+        return [f"{key}: {number} {printable(name)}" for name, number in self.ids.items()]
+
+
+@dataclass
+class Job:
+    """One job of a log: absolute times (s since the epoch), None where unknown."""
+
+    job_id: int | None
+    submit: float | None
+    start: float | None = None
+    run: float | None = None
+    procs: float | None = None  # allocated processors
+    requested_procs: float | None = None
+    requested_time: float | None = None
+    avg_cpu_time: float | None = None
+    used_memory: float | None = None  # KB per processor
+    requested_memory: float | None = None  # KB per processor
+    status: int = -1
+    user: int = -1
+    group: int = -1
+    executable: int = -1
+    queue: int = -1
+    partition: int = -1
+
+
+def _value(x: float | None) -> float:
+    return -1.0 if x is None else float(x)
+
+
+class JobLog:
+    """Jobs and skip counts gathered from one log, turned into a `Workload` by `build`."""
+
+    def __init__(self, where: str, kind: str) -> None:
+        self.where = where  # the file as errors name it
+        self.kind = kind  # "Slurm sacct output", ... (for the header)
+        self.jobs: list[Job] = []
+        self.skipped: Counter[str] = Counter()
+        self.records = 0
+        self.users = Numbering()
+        self.groups = Numbering()
+        self.executables = Numbering()
+        self.queues = Numbering()
+        self.partitions = Numbering()
+        self.notes: list[str] = []  # extra header notes (what the importer decided)
+        self.largest_id = 0  # of every record, kept or not: new ids go above it
+
+    def saw_id(self, job_id: int) -> None:
+        """Note a job id of the log (new ids are made above the largest, `build`)."""
+        self.largest_id = max(self.largest_id, job_id)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] += 1
+
+    def build(self, *, source: str, max_procs: int | None) -> tuple[Workload, list[str]]:
+        """The `Workload` (module docstring) and the notes worth telling the user."""
+        placed = [job for job in self.jobs if job.submit is not None]
+        if len(placed) < len(self.jobs):
+            self.skipped["no_submit_time"] += len(self.jobs) - len(placed)
+        if not placed and not self.skipped:
+            raise WorkloadError(self.where, f"no jobs (the file holds no {self.kind} records)")
+        submits = [float(j.submit) for j in placed if j.submit is not None]
+        origin = math.floor(min(submits, default=0.0))
+        fields = np.full((len(placed), N_FIELDS), -1.0)
+        known = (j.job_id for j in self.jobs if j.job_id is not None)
+        next_id = 1 + max(self.largest_id, max(known, default=0))
+        for row, job in zip(fields, placed, strict=True):
+            if job.job_id is None:
+                job.job_id = next_id
+                next_id += 1
+            submit = float(job.submit)  # type: ignore[arg-type]
+            row[F["job_id"]] = job.job_id
+            row[F["submit_time"]] = submit - origin
+            if job.start is not None:
+                row[F["wait_time"]] = max(job.start - submit, 0.0)
+            row[F["run_time"]] = _value(job.run)
+            row[F["allocated_procs"]] = _value(job.procs)
+            row[F["avg_cpu_time"]] = _value(job.avg_cpu_time)
+            row[F["used_memory"]] = _value(job.used_memory)
+            row[F["requested_procs"]] = _value(job.requested_procs)
+            row[F["requested_time"]] = _value(job.requested_time)
+            row[F["requested_memory"]] = _value(job.requested_memory)
+            row[F["status"]] = job.status
+            row[F["user_id"]] = job.user
+            row[F["group_id"]] = job.group
+            row[F["executable_id"]] = job.executable
+            row[F["queue_id"]] = job.queue
+            row[F["partition_id"]] = job.partition
+        notes: list[str] = []
+        if max_procs is None:
+            max_procs, note = _inferred_size(fields)
+            notes.append(note)
+        header = self._header(source, len(placed), origin, max_procs, notes)
+        workload = Workload.from_fields(
+            fields,
+            max_procs=max_procs,
+            header=header,
+            source=source,
+            skipped=dict(self.skipped),
+        )
+        return workload, notes
+
+    def _header(
+        self, source: str, jobs: int, origin: float, max_procs: int, notes: list[str]
+    ) -> list[str]:
+        header = [
+            f"Conversion: schedlab from {self.kind} {printable(os.path.basename(source))}",
+            f"MaxJobs: {jobs}",
+            f"MaxRecords: {self.records}",
+            f"UnixStartTime: {int(origin)}",
+            f"MaxProcs: {max_procs}",
+        ]
+        if self.queues.ids:
+            header.append(f"MaxQueues: {len(self.queues.ids)}")
+            header.extend(self.queues.header("Queue"))
+        if self.partitions.ids:
+            header.append(f"MaxPartitions: {len(self.partitions.ids)}")
+            header.extend(self.partitions.header("Partition"))
+        header.extend(f"Note: {text}" for text in self.notes + notes)
+        skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(self.skipped.items()) if n)
+        if skipped:
+            header.append(f"Note: records skipped by the importer: {skipped}")
+        return header
+
+
+def _inferred_size(fields: np.ndarray) -> tuple[int, str]:
+    """Machine size of a log that does not give one, and the note saying how it was found."""
+    procs = derived_procs(fields)
+    run = fields[:, F["run_time"]]
+    runnable = (run > 0) & (procs > 0) & (procs <= MAX_PROCS)
+    if not runnable.any():
+        return 1, "machine size 1: the log has no runnable job (give --procs)"
+    widest = int(procs[runnable].max())
+    timed = runnable & (fields[:, F["wait_time"]] >= 0)
+    if not timed.any():
+        return widest, (
+            f"machine size {widest} = the widest job: the log gives no machine size and no "
+            "start times (give --procs, or procs in a sweep, for the real size)"
+        )
+    start = fields[timed, F["submit_time"]] + fields[timed, F["wait_time"]]
+    _, peaks = peak_in_use(start, start + run[timed], procs[timed])
+    peak = int(peaks[0])
+    size = min(max(peak, widest), MAX_PROCS)
+    return size, (
+        f"machine size {size} = the peak of processors allocated at once in the log (the "
+        "log gives no machine size; this is a lower bound: give --procs, or procs in a "
+        "sweep, for the real size)"
+    )

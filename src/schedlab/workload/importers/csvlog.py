@@ -1,0 +1,348 @@
+"""Job logs as CSV with named columns: any export a site can make (a database query, a
+spreadsheet, schedlab's own ``--jobs-out`` table).
+
+The first line names the columns (separated by ``,``, or ``;`` or tabs when the header
+holds no comma). Which column holds what is told by ``--columns KEY=COLUMN,...`` (or
+``csv:PATH?KEY=COLUMN,...``, see `importers`); a column named like a key (any case, or one
+of the alternative names below) is taken without being told. Keys and their SWF fields:
+
+================  ===========================================  ==========================
+key               also found as                                SWF field
+================  ===========================================  ==========================
+job_id            jobid, id                                    1 (else new ids 1, 2, ...)
+submit            submit_time, submitted_at                    2 (required)
+start             start_time, started_at                       3 wait = start - submit
+end               end_time, finished_at                        4 run = end - start
+wait              wait_time                                    3 (if no start)
+run               run_time                                     4 (required, or start+end)
+procs             allocated_procs                              5
+requested_procs   -                                            8 (procs or this required)
+requested_time    -                                            9
+avg_cpu_time      -                                            6
+used_memory       -                                            7 (KB per processor)
+requested_memory  -                                            10 (KB per processor)
+status            -                                            11
+user, group       user_id, group_id                            12, 13
+executable        executable_id                                14
+queue             queue_id                                     15
+partition         partition_id                                 16
+================  ===========================================  ==========================
+
+Values: times (submit, start, end) are epoch seconds, plain seconds or dates
+(``2024-03-01T12:00:00``, ``2024-03-01 12:00``, with an optional zone; no zone: UTC);
+durations are seconds or ``[D-]HH:MM:SS``; counts are numbers. A status is an SWF code
+(1 done, 0 failed, 5 cancelled, ...) or a word: ``completed``/``done``, ``failed``,
+``cancelled``/``canceled`` or a Slurm state (whose records still running are skipped as
+``not_finished``, see `importers.slurm`). Names (user, group, executable, queue,
+partition) are kept as numbers when every value of the column is a whole number, else
+numbered in order of first appearance. Empty cells, ``NA``, ``None``, ``Unknown`` and
+negative numbers mean unknown (-1 in SWF).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from schedlab.errors import ConfigError, WorkloadError, printable
+from schedlab.workload.importers.common import (
+    Job,
+    JobLog,
+    Numbering,
+    is_unknown,
+    parse_duration,
+    parse_instant,
+    read_text,
+    shown,
+)
+from schedlab.workload.importers.slurm import SLURM_SKIPPED, SLURM_STATUS, slurm_state
+from schedlab.workload.job import Workload
+
+__all__ = ["COLUMN_KEYS", "parse_columns", "read_csv_log"]
+
+# key -> the header names (lower case) taken for it without --columns.
+COLUMN_KEYS: dict[str, tuple[str, ...]] = {
+    "job_id": ("job_id", "jobid", "id"),
+    "submit": ("submit", "submit_time", "submitted_at"),
+    "start": ("start", "start_time", "started_at"),
+    "end": ("end", "end_time", "finished_at"),
+    "wait": ("wait", "wait_time"),
+    "run": ("run", "run_time"),
+    "procs": ("procs", "allocated_procs"),
+    "requested_procs": ("requested_procs",),
+    "requested_time": ("requested_time",),
+    "avg_cpu_time": ("avg_cpu_time",),
+    "used_memory": ("used_memory",),
+    "requested_memory": ("requested_memory",),
+    "status": ("status",),
+    "user": ("user", "user_id"),
+    "group": ("group", "group_id"),
+    "executable": ("executable", "executable_id"),
+    "queue": ("queue", "queue_id"),
+    "partition": ("partition", "partition_id"),
+}
+_NAME_KEYS = ("user", "group", "executable", "queue", "partition")
+_STATUS_WORDS = {
+    "done": 1,
+    "completed": 1,
+    "success": 1,
+    "failed": 0,
+    "cancelled": 5,
+    "canceled": 5,
+}
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_WHOLE = re.compile(r"\d+")
+_NEGATIVE = re.compile(r"-\d+")  # SWF's -1: unknown
+_NAIVE_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][\d:.]+)?")
+_COLUMNS_USAGE = "KEY=COLUMN,... with KEY one of " + ", ".join(COLUMN_KEYS)
+
+
+def parse_columns(text: str, option: str = "--columns") -> dict[str, str]:
+    """``"submit=Submitted,run=Elapsed"`` -> ``{"submit": "Submitted", "run": "Elapsed"}``;
+    ConfigError naming ``option`` for an unknown key, a key given twice or no ``=``."""
+    out: dict[str, str] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, sep, column = item.partition("=")
+        key, column = key.strip().lower(), column.strip()
+        if not sep or not column:
+            raise ConfigError(option, text, _COLUMNS_USAGE)
+        if key not in COLUMN_KEYS:
+            raise ConfigError(f"{option} key", key, list(COLUMN_KEYS))
+        if key in out:
+            raise ConfigError(f"{option} key", key, "each key once")
+        out[key] = column
+    if not out:
+        raise ConfigError(option, text, _COLUMNS_USAGE)
+    return out
+
+
+def read_csv_log(
+    path: str | os.PathLike[str],
+    *,
+    columns: Mapping[str, str] | None = None,
+    max_procs: int | None = None,
+) -> tuple[Workload, list[str]]:
+    """Read a CSV job log (module docstring) into a `Workload`, with the notes worth telling
+    the user. ``columns`` maps keys to the header's column names (`parse_columns`).
+    ``WorkloadError`` names the file, line and column of the first unreadable value."""
+    name = os.fspath(path)
+    where = printable(name)
+    lines = read_text(name, where).splitlines()
+    at = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if at is None:
+        raise WorkloadError(where, "no jobs (the file is empty)")
+    delimiter = _delimiter(lines[at])
+    rows = list(csv.reader(lines[at:], delimiter=delimiter))
+    names = [n.strip() for n in rows[0]]
+    index = _column_index(where, at + 1, lines[at], names, columns or {})
+    log = JobLog(where, "CSV job log")
+    numeric = {key: _all_whole(rows[1:], index.get(key), len(names)) for key in _NAME_KEYS}
+    naive = False
+    for offset, row in enumerate(rows[1:], start=1):
+        lineno = at + 1 + offset
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(names):
+            raise WorkloadError(
+                where,
+                f"expected {len(names)} values as in the header line, found {len(row)}",
+                line=lineno,
+                value=shown(delimiter.join(row)),
+            )
+        log.records += 1
+        naive = _read_row(log, _Row(where, lineno, names, index, row), numeric) or naive
+    if naive:
+        log.notes.append("dates without a zone were read as UTC")
+    return log.build(source=name, max_procs=max_procs)
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One line of the CSV, with what its errors name."""
+
+    where: str
+    lineno: int
+    names: list[str]
+    index: dict[str, int]
+    cells: list[str]
+
+    def cell(self, key: str) -> str | None:
+        return self.cells[self.index[key]].strip() if key in self.index else None
+
+    def error(self, key: str, expected: str, text: str) -> WorkloadError:
+        field = f"{key} (column {self.names[self.index[key]]})"
+        return WorkloadError(
+            self.where, f"expected {expected}", line=self.lineno, field=field, value=shown(text)
+        )
+
+    def value(self, key: str, parse: Callable[[str], float | None], expected: str) -> float | None:
+        """Column ``key`` through ``parse``; None if the column is absent or unknown."""
+        text = self.cell(key)
+        if text is None or is_unknown(text):
+            return None
+        try:
+            return parse(text)
+        except ValueError:
+            raise self.error(key, expected, text) from None
+
+
+def _read_row(log: JobLog, row: _Row, numeric: dict[str, bool]) -> bool:
+    """Add the job of ``row`` to ``log`` (or count it skipped); True if it holds a date
+    without a zone."""
+    job_id = row.value("job_id", _job_id, "a whole number")
+    if job_id is not None:
+        log.saw_id(int(job_id))
+    status = _status(row)
+    if isinstance(status, str):  # a state whose records are skipped (still running, ...)
+        log.skip(status)
+        return False
+    when = "epoch seconds or a date such as 2024-03-01T12:00:00"
+    submit, start, end = (row.value(k, parse_instant, when) for k in ("submit", "start", "end"))
+    naive = any(
+        _NAIVE_DATE.fullmatch(row.cell(k) or "") is not None for k in ("submit", "start", "end")
+    )
+    lasting = "seconds or a duration [D-]HH:MM:SS"
+    wait = row.value("wait", _duration, lasting)
+    if start is None and wait is not None and submit is not None:
+        start = submit + wait
+    run = row.value("run", _duration, lasting)
+    if run is None and start is not None and end is not None:
+        run = end - start
+    numbers = {
+        key: row.value(key, _amount, "a number")
+        for key in ("procs", "requested_procs", "used_memory", "requested_memory")
+    }
+
+    def name(key: str, numbering: Numbering) -> int:
+        text = row.cell(key)
+        if text is None or is_unknown(text) or _NEGATIVE.fullmatch(text):
+            return -1
+        return int(text) if numeric[key] else numbering(text)
+
+    log.jobs.append(
+        Job(
+            job_id=None if job_id is None else int(job_id),
+            submit=submit,
+            start=start,
+            run=run,
+            procs=numbers["procs"],
+            requested_procs=numbers["requested_procs"],
+            requested_time=row.value("requested_time", _duration, lasting),
+            avg_cpu_time=row.value("avg_cpu_time", _duration, lasting),
+            used_memory=numbers["used_memory"],
+            requested_memory=numbers["requested_memory"],
+            status=status,
+            user=name("user", log.users),
+            group=name("group", log.groups),
+            executable=name("executable", log.executables),
+            queue=name("queue", log.queues),
+            partition=name("partition", log.partitions),
+        )
+    )
+    return naive
+
+
+def _delimiter(header: str) -> str:
+    if "," in header:
+        return ","
+    if "\t" in header:
+        return "\t"
+    return ";" if ";" in header else ","
+
+
+def _column_index(
+    where: str, lineno: int, line: str, names: list[str], columns: Mapping[str, str]
+) -> dict[str, int]:
+    """Key -> column position: ``columns`` first, then the header's own names."""
+    lower = {n.lower(): i for i, n in reversed(list(enumerate(names)))}
+    index: dict[str, int] = {}
+    for key, column in columns.items():
+        if column.lower() not in lower:
+            raise WorkloadError(
+                where,
+                f"no column {column!r} (given as {key}=) in the header; it has "
+                + ", ".join(repr(n) for n in names),
+                line=lineno,
+                field="header",
+                value=shown(line),
+            )
+        index[key] = lower[column.lower()]
+    taken = set(index.values())
+    for key, aliases in COLUMN_KEYS.items():
+        if key in index:
+            continue
+        for alias in aliases:
+            if alias in lower and lower[alias] not in taken:
+                index[key] = lower[alias]
+                break
+    missing = [
+        label
+        for label, ok in (
+            ("submit", "submit" in index),
+            ("run (or start and end)", "run" in index or {"start", "end"} <= index.keys()),
+            ("procs (or requested_procs)", "procs" in index or "requested_procs" in index),
+        )
+        if not ok
+    ]
+    if missing:
+        raise WorkloadError(
+            where,
+            f"no column for {', '.join(missing)}: name them with --columns "
+            f"(or csv:PATH?KEY=COLUMN,...), e.g. --columns submit=Submitted,run=Elapsed,"
+            f"procs=CPUs; the header has " + ", ".join(repr(n) for n in names),
+            line=lineno,
+            field="header",
+            value=shown(line),
+        )
+    return index
+
+
+def _duration(text: str) -> float | None:
+    if _NUMBER.fullmatch(text):
+        seconds = float(text)
+        return seconds if seconds >= 0 else None
+    return parse_duration(text)
+
+
+def _amount(text: str) -> float | None:
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    number = float(text)
+    return number if number >= 0 else None
+
+
+def _job_id(text: str) -> float:
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _status(row: _Row) -> int | str:
+    """SWF status of the row's status cell (-1 unknown), or the reason to skip its record."""
+    text = row.cell("status")
+    if text is None or is_unknown(text):
+        return -1
+    if _NUMBER.fullmatch(text) and float(text) == int(float(text)):
+        return int(float(text))
+    word = text.lower()
+    if word in _STATUS_WORDS:
+        return _STATUS_WORDS[word]
+    state = slurm_state(text)
+    if state in SLURM_STATUS:
+        return SLURM_STATUS[state]
+    if state in SLURM_SKIPPED:
+        return SLURM_SKIPPED[state]
+    raise row.error(
+        "status", "an SWF status code, completed, failed, cancelled or a Slurm state", text
+    )
+
+
+def _all_whole(rows: list[list[str]], column: int | None, width: int) -> bool:
+    """True when every known value of ``column`` is a whole number (names kept as is)."""
+    if column is None:
+        return False
+    cells = (row[column].strip() for row in rows if len(row) == width)
+    return all(_WHOLE.fullmatch(c) or _NEGATIVE.fullmatch(c) or is_unknown(c) for c in cells)

@@ -1,0 +1,306 @@
+"""PBS accounting logs: Torque, PBS Pro and OpenPBS ``server_priv/accounting/YYYYMMDD``.
+
+Every line is one record ``MM/DD/YYYY HH:MM:SS;TYPE;JOBID;key=value key=value ...``
+(a value with spaces is double-quoted). TYPE ``E`` (the job ended) carries what a job
+did; the other records (``Q`` queued, ``S`` started, ``D`` deleted, ``A`` aborted, ``R``
+rerun, ``C``/``T`` checkpoint and restart, reservations, licenses, ...) are skipped as
+``non_end_record``, except that a ``D`` record marks its job as cancelled. Several daily
+files may be concatenated (``cat 2024* > log``). The SWF fields (`common` gives the
+shared rules):
+
+==========================================================  ===============================
+PBS (E record)                                              SWF
+==========================================================  ===============================
+JOBID ``123.server`` (array subjob ``123[4].server``: new)  1 job id
+``ctime`` (creation = submission), else ``qtime``           2 submit time
+``start``                                                   3 wait = start - submit
+``resources_used.walltime``, else ``end`` - ``start``       4 run time
+CPUs of ``exec_host``, else ``resources_used.ncpus``        5 allocated processors
+``resources_used.cput`` / processors                        6 average CPU time
+``resources_used.mem`` / processors                         7 used memory (KB per proc.)
+``Resource_List.ncpus``, else the CPUs of                   8 requested processors
+``Resource_List.select`` or ``Resource_List.nodes``, else
+``Resource_List.nodect``
+``Resource_List.walltime``                                  9 requested time
+``Resource_List.mem`` / processors, else ``.pmem``          10 requested memory
+``Exit_status``: 0 -> 1, other -> 0; a ``D`` record -> 5    11 status
+``user``, ``group``                                         12, 13 (numbered)
+``jobname``                                                 14 executable (numbered)
+``queue``                                                   15 queue (names in ``Queue:``)
+==========================================================  ===============================
+
+``ctime`` rather than ``qtime``: qtime is when the job entered its current queue, later
+than the submission when a routing queue moved it. Times are epoch seconds; durations
+``HH:MM:SS`` or seconds; sizes ``<n>[b|kb|mb|gb|tb|w]`` (bytes by default, a word is 8
+bytes). Processors: ``exec_host=n1/0+n1/1+n2/0-3,5`` (Torque: one per index, ranges
+count each) and ``exec_host=n1/0*4+n2/0*4`` (PBS Pro: ``*N`` CPUs); ``nodes=2:ppn=8``
+(16), ``nodes=n1:ppn=4+n2:ppn=4`` (8), ``select=2:ncpus=4+1:ncpus=8`` (16). PBS has no
+partitions (field 16 stays -1). The E record of an array job itself (``123[].server``) is
+skipped as ``array_parent``: its subjobs have their own records.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from schedlab.errors import WorkloadError, printable
+from schedlab.workload.importers.common import (
+    Job,
+    JobLog,
+    is_unknown,
+    parse_duration,
+    read_text,
+    shown,
+)
+from schedlab.workload.job import Workload
+
+__all__ = ["RECORD", "cpus_of_exec_host", "cpus_of_nodes", "cpus_of_select", "read_pbs"]
+
+RECORD = re.compile(r"(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d);([A-Za-z]);([^;]*);(.*)")
+_PAIR = re.compile(r'([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)')
+_JOB_ID = re.compile(r"(\d+)(?:\[(\d*)\]|-(\d+))?(?:\..*)?")
+_INT = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_SIZE = re.compile(r"(\d+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?", re.IGNORECASE)
+_SIZE_BYTES = {
+    "b": 1,
+    "kb": 1024,
+    "mb": 1024**2,
+    "gb": 1024**3,
+    "tb": 1024**4,
+    "pb": 1024**5,
+    "w": 8,
+    "kw": 8 * 1024,
+    "mw": 8 * 1024**2,
+    "gw": 8 * 1024**3,
+    "tw": 8 * 1024**4,
+}
+
+
+def read_pbs(
+    path: str | os.PathLike[str], *, max_procs: int | None = None
+) -> tuple[Workload, list[str]]:
+    """Read a PBS/Torque/OpenPBS accounting log (module docstring) into a `Workload`, with
+    the notes worth telling the user. ``WorkloadError`` names the file, line and key of
+    the first value that cannot be read."""
+    name = os.fspath(path)
+    where = printable(name)
+    log = JobLog(where, "PBS accounting log")
+    deleted: set[str] = set()
+    text = read_text(name, where)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = RECORD.fullmatch(line.strip())
+        if m is None:
+            raise WorkloadError(
+                where,
+                "expected a PBS accounting record MM/DD/YYYY HH:MM:SS;TYPE;JOBID;key=value ...",
+                line=lineno,
+                value=shown(line),
+            )
+        log.records += 1
+        kind, job_text = m[7].upper(), m[8].strip()
+        number = _JOB_ID.fullmatch(job_text)
+        if number is not None:
+            log.saw_id(int(number[1]))
+        if kind == "D":
+            deleted.add(job_text)
+        if kind != "E":
+            log.skip("non_end_record")
+            continue
+        _end_record(log, where, lineno, job_text, m[9], job_text in deleted)
+    return log.build(source=name, max_procs=max_procs)
+
+
+def _end_record(
+    log: JobLog, where: str, lineno: int, job_text: str, message: str, deleted: bool
+) -> None:
+    ids = _JOB_ID.fullmatch(job_text)
+    if ids is None:
+        raise WorkloadError(
+            where,
+            "expected a job id such as 123.server or 123[4].server",
+            line=lineno,
+            field="JOBID",
+            value=shown(job_text),
+        )
+    if ids[2] == "":  # 123[]: the array job itself
+        log.skip("array_parent")
+        return
+    pairs = {key: _unquoted(text) for key, text in _PAIR.findall(message)}
+
+    def value(key: str, parse: Callable[[str], float | None], expected: str) -> float | None:
+        text = pairs.get(key)
+        if text is None or is_unknown(text):
+            return None
+        try:
+            return parse(text)
+        except ValueError:
+            raise WorkloadError(
+                where, f"expected {expected}", line=lineno, field=key, value=shown(text)
+            ) from None
+
+    def epoch(key: str) -> float | None:
+        return value(key, _epoch, "epoch seconds")
+
+    def walltime(key: str) -> float | None:
+        return value(key, parse_duration, "a duration HH:MM:SS or seconds")
+
+    def size_kb(key: str) -> float | None:
+        return value(key, _size_kb, "a size such as 4gb or 1024kb")
+
+    submit = epoch("ctime")
+    if submit is None:
+        submit = epoch("qtime")
+    start, end = epoch("start"), epoch("end")
+    run = walltime("resources_used.walltime")
+    if run is None and start is not None and end is not None:
+        run = end - start
+    procs = value("exec_host", cpus_of_exec_host, "hosts such as n1/0-3+n2/0*4")
+    if procs is None:
+        procs = value("resources_used.ncpus", _whole, "a whole number")
+    requested = value("Resource_List.ncpus", _whole, "a whole number")
+    if requested is None:
+        requested = value("Resource_List.select", cpus_of_select, "chunks such as 2:ncpus=4")
+    if requested is None:
+        requested = value("Resource_List.nodes", cpus_of_nodes, "nodes such as 2:ppn=8")
+    if requested is None:
+        requested = value("Resource_List.nodect", _whole, "a whole number")
+    width = procs or requested
+    cput = walltime("resources_used.cput")
+    used = size_kb("resources_used.mem")
+    asked = size_kb("Resource_List.mem")
+
+    def per_proc(x: float | None) -> float | None:
+        return None if x is None or not width else x / width
+
+    requested_memory = per_proc(asked) if asked is not None else size_kb("Resource_List.pmem")
+    exit_status = value("Exit_status", _integer, "an integer exit status")
+    if deleted:
+        status = 5
+    elif exit_status is None:
+        status = -1
+    else:
+        status = 1 if exit_status == 0 else 0
+    plain = ids[2] is None and ids[3] is None
+    log.jobs.append(
+        Job(
+            job_id=int(ids[1]) if plain else None,
+            submit=submit,
+            start=start,
+            run=run,
+            procs=procs,
+            requested_procs=requested,
+            requested_time=walltime("Resource_List.walltime"),
+            avg_cpu_time=per_proc(cput),
+            used_memory=per_proc(used),
+            requested_memory=requested_memory,
+            status=status,
+            user=log.users(pairs.get("user")),
+            group=log.groups(pairs.get("group")),
+            executable=log.executables(pairs.get("jobname")),
+            queue=log.queues(pairs.get("queue")),
+        )
+    )
+
+
+def _unquoted(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
+def _epoch(text: str) -> float:
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _whole(text: str) -> float:
+    if not text.isdigit():
+        raise ValueError(text)
+    return float(text)
+
+
+def _integer(text: str) -> float:
+    if not _INT.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _size_kb(text: str) -> float:
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    return int(m[1]) * _SIZE_BYTES[(m[2] or "b").lower()] / 1024.0
+
+
+def cpus_of_exec_host(text: str) -> float:
+    """CPUs of an ``exec_host`` value: ``n1/0+n1/1`` 2, ``n1/0-3,5`` 5, ``n1/0*4+n2/0*4`` 8;
+    a host without ``/`` counts one."""
+    total = 0
+    for part in text.split("+"):
+        host, slash, spec = part.partition("/")
+        if not host:
+            raise ValueError(text)
+        if not slash:
+            total += 1
+            continue
+        for item in spec.split(","):
+            index, star, count = item.partition("*")
+            low, dash, high = index.partition("-")
+            if not low.isdigit() or (dash and not high.isdigit()):
+                raise ValueError(text)
+            if star:
+                if not count.isdigit():
+                    raise ValueError(text)
+                total += int(count)
+            elif dash:
+                if int(high) < int(low):
+                    raise ValueError(text)
+                total += int(high) - int(low) + 1
+            else:
+                total += 1
+    return float(total)
+
+
+def cpus_of_nodes(text: str) -> float:
+    """CPUs of a Torque ``nodes`` request: ``2:ppn=8`` 16, ``n1:ppn=4+n2:ppn=4`` 8, ``3`` 3,
+    ``n1`` 1 (a count or a host name, then ``:ppn=`` CPUs per node; other properties are
+    ignored)."""
+    total = 0
+    for part in text.split("+"):
+        tokens = part.split(":")
+        if not tokens[0]:
+            raise ValueError(text)
+        nodes = int(tokens[0]) if tokens[0].isdigit() else 1
+        ppn = 1
+        for token in tokens[1:]:
+            key, _, val = token.partition("=")
+            if key == "ppn":
+                if not val.isdigit():
+                    raise ValueError(text)
+                ppn = int(val)
+        total += nodes * ppn
+    return float(total)
+
+
+def cpus_of_select(text: str) -> float:
+    """CPUs of a PBS Pro ``select``: ``2:ncpus=4+1:ncpus=8`` 16; a chunk without a count is
+    one chunk, without ``ncpus`` one CPU."""
+    total = 0
+    for part in text.split("+"):
+        tokens = part.split(":")
+        chunks = 1
+        if tokens[0].isdigit():
+            chunks = int(tokens.pop(0))
+        ncpus = 1
+        for token in tokens:
+            key, _, val = token.partition("=")
+            if key == "ncpus":
+                if not val.isdigit():
+                    raise ValueError(text)
+                ncpus = int(val)
+        total += chunks * ncpus
+    return float(total)

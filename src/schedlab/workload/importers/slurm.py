@@ -1,0 +1,392 @@
+"""Slurm accounting logs: the output of ``sacct --parsable2`` (docs/importers.md).
+
+Get one with, for example (``--parsable`` works too; ``--noheader`` does not: the header
+line names the columns)::
+
+    sacct --allusers --parsable2 --starttime 2024-03-01 --endtime 2024-04-01 \\
+      --format JobID,JobIDRaw,JobName,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,\\
+    ReqCPUS,ReqMem,NNodes,TotalCPU,User,Group,Partition,QOS,State
+
+Columns are found by name, in any order and case; others are ignored. Required: ``JobID``,
+``Submit``, ``Elapsed`` (or ``Start`` and ``End``) and ``AllocCPUS``/``NCPUS`` (or
+``ReqCPUS``). The SWF fields (`common` gives the shared rules):
+
+==============================  =========================================================
+sacct                           SWF
+==============================  =========================================================
+JobIDRaw, else JobID            1 job id (array tasks without JobIDRaw: new ids)
+Submit                          2 submit time
+Start                           3 wait = Start - Submit
+Elapsed (else End - Start)      4 run time
+AllocCPUS or NCPUS              5 allocated processors
+TotalCPU / AllocCPUS            6 average CPU time
+ReqCPUS                         8 requested processors
+Timelimit                       9 requested time (``UNLIMITED``, ``Partition_Limit``: -1)
+ReqMem (with NNodes)            10 requested memory, KB per processor
+State                           11 status (below)
+User, Group                     12, 13 (numbered)
+JobName                         14 executable (numbered)
+QOS                             15 queue (numbered, names in ``Queue:`` lines)
+Partition                       16 partition (numbered, names in ``Partition:`` lines)
+==============================  =========================================================
+
+Dates (``2024-03-01T12:00:00``; ``Unknown``/``None``: not known) are read as UTC, since
+sacct prints the cluster's local time without a zone; ``SLURM_TIME_FORMAT=%s`` epoch
+seconds are read too. Durations are ``[D-]HH:MM:SS[.fff]`` or ``MM:SS[.fff]``; a bare
+number is minutes (Slurm's unit). ``ReqMem`` is ``<n>[K|M|G|T][n|c]``: ``c`` per CPU,
+``n`` or no letter per node (times NNodes / AllocCPUS); no unit is megabytes.
+
+**States** -> SWF status: COMPLETED 1; CANCELLED (also ``CANCELLED by 123``) 5; FAILED,
+TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED 0 (the job did not
+complete and was not cancelled by anyone). Records still PENDING, RUNNING, SUSPENDED
+(and Slurm's other transient states) are skipped as ``not_finished``; REQUEUED ones (an
+earlier run of a job that ran again: sacct ``--duplicates``) as ``requeued``; REVOKED
+(the job ran on another cluster of a federation) as ``revoked``.
+
+**What is kept**: one job per allocation. Job steps (``123.batch``, ``123.extern``,
+``123.0``, ``123_4.1``) are skipped as ``job_step``: their resources are inside their
+job's allocation. Array tasks (``123_4``) are separate jobs; a record of array tasks that
+never started (``123_[5-9]``, ``123_[5,7]``) is skipped as ``unstarted_array_tasks``.
+The components of a heterogeneous job (``123+0``, ``123+1``) start together, so they are
+merged into one job ``123``: processors added, run and requested time the longest,
+average CPU time and memory weighted by processors, the first failure's status.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from schedlab.errors import WorkloadError, printable
+from schedlab.workload.importers.common import (
+    Job,
+    JobLog,
+    is_unknown,
+    parse_duration,
+    parse_instant,
+    read_text,
+    shown,
+)
+from schedlab.workload.job import Workload
+
+__all__ = ["SLURM_SKIPPED", "SLURM_STATUS", "read_sacct", "slurm_state"]
+
+# Final states -> SWF status (module docstring).
+SLURM_STATUS: dict[str, int] = {
+    "COMPLETED": 1,
+    "CANCELLED": 5,
+    "FAILED": 0,
+    "TIMEOUT": 0,
+    "NODE_FAIL": 0,
+    "OUT_OF_MEMORY": 0,
+    "BOOT_FAIL": 0,
+    "DEADLINE": 0,
+    "PREEMPTED": 0,
+}
+# Other states -> the reason their records are skipped.
+SLURM_SKIPPED: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "PENDING",
+            "RUNNING",
+            "SUSPENDED",
+            "CONFIGURING",
+            "COMPLETING",
+            "RESIZING",
+            "SIGNALING",
+            "STAGE_OUT",
+            "STOPPED",
+            "RESV_DEL_HOLD",
+            "POWER_UP_NODE",
+            "UPDATE_DB",
+        ),
+        "not_finished",
+    ),
+    **dict.fromkeys(("REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "SPECIAL_EXIT"), "requeued"),
+    "REVOKED": "revoked",
+}
+# Alternative column names (lower case) -> the name used here.
+_ALIASES = {"ncpus": "alloccpus", "allocnodes": "nnodes"}
+_ARRAY_RANGE = re.compile(r"\d+_\[[^\]]*\]")
+_ARRAY_TASK = re.compile(r"\d+_\d+")
+_HET = re.compile(r"(\d+)\+\d+")
+_PLAIN = re.compile(r"\d+")
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)([nc]?)", re.IGNORECASE)
+_MEMORY_KB = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3, "P": 1024.0**4}
+_LIMITLESS = frozenset({"unlimited", "partition_limit", "infinite"})
+
+
+def slurm_state(text: str) -> str:
+    """The state word of a State cell: ``CANCELLED by 123`` -> ``CANCELLED``."""
+    words = text.split()
+    return words[0].rstrip("+").upper() if words else ""
+
+
+def read_sacct(
+    path: str | os.PathLike[str], *, max_procs: int | None = None
+) -> tuple[Workload, list[str]]:
+    """Read ``sacct --parsable2`` output (module docstring) into a `Workload`, with the notes
+    worth telling the user (how the machine size was found). ``WorkloadError`` names the
+    file, line and column of the first value that cannot be read."""
+    name = os.fspath(path)
+    where = printable(name)
+    return _SacctReader(name, where).read(max_procs)
+
+
+class _SacctReader:
+    def __init__(self, name: str, where: str) -> None:
+        self.name = name
+        self.where = where
+        self.log = JobLog(where, "Slurm sacct output")
+        self.het: dict[int, Job] = {}
+        self.merged = 0
+
+    def read(self, max_procs: int | None) -> tuple[Workload, list[str]]:
+        lines = read_text(self.name, self.where).splitlines()
+        at = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if at is None:
+            raise WorkloadError(self.where, "no jobs (the file is empty)")
+        names = lines[at].split("|")
+        trailing = len(names) > 1 and names[-1] == ""  # --parsable ends every line with '|'
+        if trailing:
+            names = names[:-1]
+        self.names = [n.strip() for n in names]
+        self.columns = {_ALIASES.get(n.lower(), n.lower()): i for i, n in enumerate(self.names)}
+        self._check_header(at + 1, lines[at])
+        for lineno in range(at + 2, len(lines) + 1):
+            line = lines[lineno - 1]
+            if not line.strip():
+                continue
+            cells = line.split("|")
+            if trailing and len(cells) == len(self.names) + 1 and cells[-1] == "":
+                cells = cells[:-1]
+            if len(cells) != len(self.names):
+                raise WorkloadError(
+                    self.where,
+                    f"expected {len(self.names)} '|'-separated values as in the header line, "
+                    f"found {len(cells)} (a job name holding '|'?)",
+                    line=lineno,
+                    value=shown(line),
+                )
+            self.log.records += 1
+            self._record(lineno, cells)
+        if self.merged:
+            self.log.notes.append(
+                f"{self.merged} later component record(s) of heterogeneous jobs merged into "
+                "their job (processors added)"
+            )
+        self.log.notes.append(
+            "sacct prints local times without a zone: they were read as UTC (a daylight "
+            "saving change moves the submit times after it by an hour)"
+        )
+        return self.log.build(source=self.name, max_procs=max_procs)
+
+    def _check_header(self, lineno: int, line: str) -> None:
+        has = self.columns.__contains__
+        missing = [
+            label
+            for label, ok in (
+                ("JobID", has("jobid")),
+                ("Submit", has("submit")),
+                ("Elapsed (or Start and End)", has("elapsed") or (has("start") and has("end"))),
+                ("AllocCPUS, NCPUS or ReqCPUS", has("alloccpus") or has("reqcpus")),
+            )
+            if not ok
+        ]
+        if missing:
+            raise WorkloadError(
+                self.where,
+                f"a sacct --parsable2 header line naming the columns; missing: "
+                f"{', '.join(missing)} (run sacct without --noheader, with these in --format)",
+                line=lineno,
+                field="header",
+                value=shown(line),
+            )
+
+    def _cell(self, cells: list[str], key: str) -> str | None:
+        index = self.columns.get(key)
+        return None if index is None else cells[index].strip()
+
+    def _parse(
+        self,
+        lineno: int,
+        cells: list[str],
+        key: str,
+        parse: Callable[[str], float | None],
+        expected: str,
+    ) -> float | None:
+        """Column ``key`` of a record through ``parse``; None if absent or unknown."""
+        text = self._cell(cells, key)
+        if text is None or is_unknown(text):
+            return None
+        try:
+            return parse(text)
+        except ValueError:
+            raise WorkloadError(
+                self.where,
+                f"expected {expected}",
+                line=lineno,
+                field=self.names[self.columns[key]],
+                value=shown(text),
+            ) from None
+
+    def _record(self, lineno: int, cells: list[str]) -> None:
+        log = self.log
+        job_text = self._cell(cells, "jobid") or ""
+        for text in (job_text, self._cell(cells, "jobidraw") or ""):
+            number = _PLAIN.match(text)  # the job id's leading number
+            if number is not None:
+                log.saw_id(int(number[0]))
+        if "." in job_text:
+            log.skip("job_step")
+            return
+        if _ARRAY_RANGE.fullmatch(job_text):
+            log.skip("unstarted_array_tasks")
+            return
+        het = _HET.fullmatch(job_text)
+        if not (het or _ARRAY_TASK.fullmatch(job_text) or _PLAIN.fullmatch(job_text)):
+            raise WorkloadError(
+                self.where,
+                "expected a job id such as 123, 123_4 (array task), 123+0 (heterogeneous "
+                "job) or 123.batch (step)",
+                line=lineno,
+                field=self.names[self.columns["jobid"]],
+                value=shown(job_text),
+            )
+        status = -1
+        state_text = self._cell(cells, "state")
+        if state_text is not None:
+            state = slurm_state(state_text)
+            if state in SLURM_SKIPPED:
+                log.skip(SLURM_SKIPPED[state])
+                return
+            if state not in SLURM_STATUS:
+                raise WorkloadError(
+                    self.where,
+                    "expected a Slurm job state: "
+                    + ", ".join(sorted(SLURM_STATUS) + sorted(SLURM_SKIPPED)),
+                    line=lineno,
+                    field=self.names[self.columns["state"]],
+                    value=shown(state_text),
+                )
+            status = SLURM_STATUS[state]
+        job = self._job(lineno, cells, job_text, status)
+        if het is not None:
+            leader = int(het[1])
+            job.job_id = leader
+            if leader in self.het:
+                _merge(self.het[leader], job)
+                self.merged += 1
+                return
+            self.het[leader] = job
+        log.jobs.append(job)
+
+    def _job(self, lineno: int, cells: list[str], job_text: str, status: int) -> Job:
+        def instant(key: str) -> float | None:
+            return self._parse(
+                lineno, cells, key, parse_instant, "a date such as 2024-03-01T12:00:00"
+            )
+
+        def count(key: str) -> float | None:
+            return self._parse(lineno, cells, key, _count, "a whole number")
+
+        def duration(key: str, bare: float, what: str) -> float | None:
+            return self._parse(lineno, cells, key, lambda t: parse_duration(t, bare=bare), what)
+
+        elapsed = "a duration [D-]HH:MM:SS"
+        submit, start, end = instant("submit"), instant("start"), instant("end")
+        run = duration("elapsed", 60.0, elapsed)
+        if run is None and start is not None and end is not None:
+            run = end - start
+        procs = count("alloccpus")
+        nodes = count("nnodes")
+        cpu = duration("totalcpu", 60.0, elapsed)
+        raw = self._cell(cells, "jobidraw")
+        if raw is not None and _PLAIN.fullmatch(raw):
+            job_id: int | None = int(raw)
+        elif _PLAIN.fullmatch(job_text):
+            job_id = int(job_text)
+        else:
+            job_id = None  # an array task: a new id (common)
+        log = self.log
+        return Job(
+            job_id=job_id,
+            submit=submit,
+            start=start,
+            run=run,
+            procs=procs,
+            requested_procs=count("reqcpus"),
+            requested_time=self._parse(
+                lineno, cells, "timelimit", _time_limit, f"{elapsed}, UNLIMITED or Partition_Limit"
+            ),
+            avg_cpu_time=None if cpu is None or not procs else cpu / procs,
+            requested_memory=self._parse(
+                lineno,
+                cells,
+                "reqmem",
+                lambda t: _memory_per_cpu(t, procs, nodes),
+                "a memory size such as 4000Mc, 16Gn or 16G",
+            ),
+            status=status,
+            user=log.users(self._cell(cells, "user")),
+            group=log.groups(self._cell(cells, "group")),
+            executable=log.executables(self._cell(cells, "jobname")),
+            queue=log.queues(self._cell(cells, "qos")),
+            partition=log.partitions(self._cell(cells, "partition")),
+        )
+
+
+def _count(text: str) -> float:
+    if not _PLAIN.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _time_limit(text: str) -> float | None:
+    """Seconds of a Timelimit; None (-1 in SWF) when there is none or it is the partition's."""
+    if text.lower() in _LIMITLESS:
+        return None
+    return parse_duration(text, bare=60.0)
+
+
+def _memory_per_cpu(text: str, procs: float | None, nodes: float | None) -> float | None:
+    """KB per processor of a ReqMem cell (module docstring); None when it cannot be said."""
+    m = _MEMORY.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    kb = float(m[1]) * _MEMORY_KB[(m[2] or "M").upper()]
+    if kb <= 0:
+        return None
+    if m[3].lower() == "c":
+        return kb
+    if not procs or not nodes:
+        return None
+    return kb * nodes / procs
+
+
+def _weighted(a: float | None, wa: float, b: float | None, wb: float) -> float | None:
+    if a is None or b is None or wa + wb <= 0:
+        return None
+    return (a * wa + b * wb) / (wa + wb)
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def _merge(job: Job, part: Job) -> None:
+    """Merge a later component of a heterogeneous job into ``job`` (module docstring)."""
+    wa, wb = job.procs or 0.0, part.procs or 0.0
+    job.avg_cpu_time = _weighted(job.avg_cpu_time, wa, part.avg_cpu_time, wb)
+    job.requested_memory = _weighted(job.requested_memory, wa, part.requested_memory, wb)
+    job.procs = _add(job.procs, part.procs)
+    job.requested_procs = _add(job.requested_procs, part.requested_procs)
+    for name in ("run", "requested_time"):
+        a, b = getattr(job, name), getattr(part, name)
+        setattr(job, name, None if a is None or b is None else max(a, b))
+    for name in ("submit", "start"):
+        a, b = getattr(job, name), getattr(part, name)
+        setattr(job, name, b if a is None else a if b is None else min(a, b))
+    if job.status == 1 and part.status != 1:
+        job.status = part.status
