@@ -61,6 +61,33 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def require_chromium() -> str:
+    """The Chromium executable; a skip where it is not installed, a failure on CI (where
+    .ci/run installs it), a skip without websocket-client (the test extras have it)."""
+    import pytest
+
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing on CI: .ci/run should have installed it")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    pytest.importorskip("websocket", reason="websocket-client is in the test extras")
+    return path
+
+
+# Each <figure class="chart">: its name, the size of its SVG and how many marks it draws
+CHARTS_JS = """(() => Array.from(document.querySelectorAll('figure.chart')).map(f => {
+     const svg = f.querySelector('svg');
+     const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+     return {name: f.dataset.chart, width: box.width, height: box.height,
+             marks: svg ? svg.querySelectorAll('path, rect, use').length : 0};
+   }))()"""
+# How many src/href attributes point to the network (a page must need none)
+EXTERNAL_JS = """Array.from(document.querySelectorAll('[src],[href]'))
+     .map(e => e.getAttribute('src') || e.getAttribute('href'))
+     .filter(u => /^(https?:)?\\/\\//.test(u)).length"""
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when the test process dies (Linux only)."""
     with contextlib.suppress(OSError, AttributeError):

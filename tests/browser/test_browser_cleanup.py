@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from cdp import Browser, browser_pids, chromium_path
+from cdp import Browser, browser_pids, require_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -22,13 +22,7 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture
 def executable() -> str:
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing on CI: .ci/run should have installed it")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    pytest.importorskip("websocket", reason="websocket-client is in the test extras")
-    return path
+    return require_chromium()
 
 
 def _kill_tagged(tag: str) -> list[int]:

@@ -3,12 +3,11 @@ no script error; the PNG variant is a real image."""
 
 from __future__ import annotations
 
-import os
 import struct
 from pathlib import Path
 
 import pytest
-from cdp import Browser, chromium_path
+from cdp import CHARTS_JS, EXTERNAL_JS, Browser, require_chromium
 from typer.testing import CliRunner
 
 from schedlab.cli import app
@@ -34,28 +33,12 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_plot_page_renders_four_figures_without_script_errors(page: Path) -> None:
     """Chromium loads the page offline; each of the four figures holds a visible, drawn
     SVG; nothing is fetched from the network; no script error."""
-    executable = chromium_path()
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing on CI: .ci/run should have installed it")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    pytest.importorskip("websocket", reason="websocket-client is in the test extras")
+    executable = require_chromium()
     with Browser(executable) as browser:
         browser.open(page.as_uri())
-        charts = browser.evaluate(
-            """(() => Array.from(document.querySelectorAll('figure.chart')).map(f => {
-                 const svg = f.querySelector('svg');
-                 const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-                 return {name: f.dataset.chart, width: box.width, height: box.height,
-                         marks: svg ? svg.querySelectorAll('path, rect, use').length : 0};
-               }))()"""
-        )
+        charts = browser.evaluate(CHARTS_JS)
         stated = browser.evaluate("document.body.dataset.figures")
-        external = browser.evaluate(
-            """Array.from(document.querySelectorAll('[src],[href]'))
-                 .map(e => e.getAttribute('src') || e.getAttribute('href'))
-                 .filter(u => /^(https?:)?\\/\\//.test(u)).length"""
-        )
+        external = browser.evaluate(EXTERNAL_JS)
         errors = browser.errors()
     assert errors == [], errors
     assert external == 0

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from cdp import Browser, chromium_path
+from cdp import CHARTS_JS, EXTERNAL_JS, Browser, require_chromium
 
 from schedlab.experiments.config import RunConfig
 from schedlab.experiments.runner import run_sweep
@@ -38,27 +37,11 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_report_renders_every_chart_without_script_errors(report: Path) -> None:
     """Chromium loads the page offline; each chart figure holds a visible SVG; no errors."""
-    executable = chromium_path()
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing on CI: .ci/run should have installed it")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    pytest.importorskip("websocket", reason="websocket-client is in the test extras")
+    executable = require_chromium()
     with Browser(executable) as browser:
         browser.open(report.as_uri())
-        charts = browser.evaluate(
-            """(() => Array.from(document.querySelectorAll('figure.chart')).map(f => {
-                 const svg = f.querySelector('svg');
-                 const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-                 return {name: f.dataset.chart, width: box.width, height: box.height,
-                         marks: svg ? svg.querySelectorAll('path, rect, use').length : 0};
-               }))()"""
-        )
-        external = browser.evaluate(
-            """Array.from(document.querySelectorAll('[src],[href]'))
-                 .map(e => e.getAttribute('src') || e.getAttribute('href'))
-                 .filter(u => /^(https?:)?\\/\\//.test(u)).length"""
-        )
+        charts = browser.evaluate(CHARTS_JS)
+        external = browser.evaluate(EXTERNAL_JS)
         errors = browser.errors()
     assert errors == [], errors
     assert external == 0

@@ -54,6 +54,7 @@ import numpy as np
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.platform.description import NO_NETWORK, Platform, Queue, Site
 from schedlab.workload.job import Workload
+from schedlab.workload.partitions import partition_names, peak_in_use
 
 if TYPE_CHECKING:
     from schedlab.engine.kernel import JobSpecs
@@ -278,20 +279,9 @@ def _partitions(workload: Workload, what: str) -> np.ndarray:
     return partition.astype(np.int64)
 
 
-def peak_concurrency(
-    start: np.ndarray, end: np.ndarray, procs: np.ndarray, group: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(group ids, peak processors in use) per group: the most processors whose intervals
-    [start, end) overlap at one instant (ends before starts at equal times)."""
-    n = len(start)
-    times = np.concatenate([end, start])
-    delta = np.concatenate([-procs, procs]).astype(np.int64)
-    kind = np.concatenate([np.zeros(n, np.int64), np.ones(n, np.int64)])  # ends first
-    groups = np.concatenate([group, group])
-    order = np.lexsort((kind, times, groups))
-    level = np.cumsum(delta[order])  # each group's deltas add up to 0: restarts at 0
-    ids, first = np.unique(groups[order], return_index=True)
-    return ids, np.maximum.reduceat(level, first)
+# (group ids, peak processors in use) per group: one computation for grid logs and for the
+# partitions `workload info` reports
+peak_concurrency = peak_in_use
 
 
 def derive_platform(workload: Workload) -> Platform:
@@ -325,8 +315,6 @@ def derive_platform(workload: Workload) -> Platform:
 
 def _partition_names(workload: Workload) -> dict[int, str]:
     """Partition id -> name from ``; Partition: <id> <name>`` header lines (LCG-2005)."""
-    from schedlab.workload.partitions import partition_names
-
     return {
         pid: name
         for pid, name in partition_names(workload).items()
