@@ -215,10 +215,10 @@ def test_generator_seed_is_used_without_a_grid_seed(tmp_path: Path) -> None:
 def test_builtin_platform_is_the_example_file() -> None:
     """builtin:dirac (paper 001's Table 2, shipped in the package) reads exactly like
     examples/platform-dirac.toml."""
-    from schedlab.experiments.reproduce.dirac import PLATFORM_TOML
+    from schedlab.examples_files import example_text
     from schedlab.platform.description import load_platform
 
-    assert tomllib.loads(PLATFORM_TOML) == tomllib.loads(PLATFORM.read_text())
+    assert tomllib.loads(example_text("platform-dirac")) == tomllib.loads(PLATFORM.read_text())
     built_in = load_platform_source("builtin:dirac")
     example = load_platform(PLATFORM)
     assert built_in.pool_specs() == example.pool_specs()

@@ -224,13 +224,10 @@ TRANSFORMS: dict[str, Callable[..., Workload]] = {
     "requested_uniform": requested_uniform,
 }
 
-# ``platform = "builtin:NAME"``: platforms shipped in the package, NAME -> (module, attribute
-# holding the platform's TOML text); the module is imported only when the platform is used
+# ``platform = "builtin:NAME"``: platforms shipped in the package, NAME -> the example file
+# (`schedlab example NAME`) that holds it, so an installed schedlab and Dask workers have it
 BUILTIN_PREFIX = "builtin:"
-BUILTIN_PLATFORMS: dict[str, tuple[str, str]] = {
-    "dirac": ("schedlab.experiments.reproduce.dirac", "PLATFORM_TOML"),
-    "tdcs": ("schedlab.experiments.reproduce.tdcs", "PLATFORM_TOML"),
-}
+BUILTIN_PLATFORMS: dict[str, str] = {"dirac": "platform-dirac", "tdcs": "platform-tdcs"}
 _PLATFORM_ALLOWED = (
     "an existing platform .toml file (relative paths: from the sweep file's folder) or "
     + ", ".join(BUILTIN_PREFIX + n for n in BUILTIN_PLATFORMS)
@@ -1083,10 +1080,9 @@ def load_platform_source(source: str) -> Any:
         name = source[len(BUILTIN_PREFIX) :]
         if name not in BUILTIN_PLATFORMS:
             raise ConfigError("platform", source, _PLATFORM_ALLOWED)
-        import importlib
+        from schedlab.examples_files import example_text
 
-        module, attribute = BUILTIN_PLATFORMS[name]
-        text = getattr(importlib.import_module(module), attribute)
+        text = example_text(BUILTIN_PLATFORMS[name])
         return parse_platform(tomllib.loads(text), Path("."), source)
     return load_platform(source)
 

@@ -33,65 +33,6 @@ from schedlab.experiments.analysis import over_seeds
 from schedlab.experiments.reproduce.common import Reproduction, fmt
 from schedlab.outputs import write_atomic
 
-# The text of examples/platform-tdcs.toml (a test keeps the two equal), built into the
-# package so that the reproduction runs from an installed schedlab.
-PLATFORM_TOML = """\
-# The scenario pre-registered for Baranov and Tikhomirov (Computational Technologies 2017)
-# in docs/reproductions.md ("Absolute priorities across clusters"): 4 clusters of different
-# sizes and speeds, each reached through an access link of its own bandwidth, 10 ms between
-# any two clusters (the WAN's latency), control messages of 30 kB. The local manager of every
-# cluster is PPS reading the `priority` attribute; `schedlab tdcs run` sets its preemption
-# mode (default: checkpoint).
-#
-#   schedlab tdcs run examples/platform-tdcs.toml --dispatcher tdcs
-
-description = "Baranov-Tikhomirov scenario, 4 clusters (128 x 1.0, 64 x 1.5, 64 x 0.8, 32 x 2.0)"
-seed = 1
-control_message_kb = 30
-
-[wan]
-latency_s = 0.01
-
-[[sites]]
-name = "A"
-groups = [[1.0, 128]]
-[sites.lan]
-bandwidth_mbit = 10000
-[[sites.queues]]
-name = "default"
-policy = "pps"
-params = {priority = "attribute", preemption = "checkpoint"}
-
-[[sites]]
-name = "B"
-groups = [[1.5, 64]]
-[sites.lan]
-bandwidth_mbit = 1000
-[[sites.queues]]
-name = "default"
-policy = "pps"
-params = {priority = "attribute", preemption = "checkpoint"}
-
-[[sites]]
-name = "C"
-groups = [[0.8, 64]]
-[sites.lan]
-bandwidth_mbit = 1000
-[[sites.queues]]
-name = "default"
-policy = "pps"
-params = {priority = "attribute", preemption = "checkpoint"}
-
-[[sites]]
-name = "D"
-groups = [[2.0, 32]]
-[sites.lan]
-bandwidth_mbit = 100
-[[sites.queues]]
-name = "default"
-policy = "pps"
-params = {priority = "attribute", preemption = "checkpoint"}
-"""
 PLATFORM = "builtin:tdcs"
 
 CONFIGURATIONS = ("tdcs", "tdcs_no_preemption", "round_robin", "least_loaded", "random")
@@ -139,7 +80,7 @@ class Run:
 
 
 def platform() -> Any:
-    """The built-in platform (`PLATFORM_TOML`)."""
+    """The built-in platform (``builtin:tdcs``: the shipped example platform-tdcs.toml)."""
     from schedlab.experiments.sweep import load_platform_source
 
     return load_platform_source(PLATFORM)
