@@ -103,3 +103,64 @@ def test_sigterm_stops_a_dask_sweep_and_its_cluster(tmp_path: Path) -> None:
         assert (out / ".lock").read_bytes() == b""
     finally:
         _kill_all(proc, cluster)
+
+
+SIGNAL_DURING_WAIT = """
+import signal, sys, threading
+from concurrent.futures import ThreadPoolExecutor
+from schedlab.experiments import runner
+
+signum = getattr(signal, sys.argv[1])
+real_wait = runner.wait
+log = []
+
+def wait_hit_by_the_signal(*args, **kwargs):
+    signal.raise_signal(signum)  # arrives while the futures' locks are being taken
+    result = real_wait(*args, **kwargs)
+    log.append("wait returned")
+    return result
+
+runner.wait = wait_hit_by_the_signal
+
+def free(future):  # from another thread, as the pool's manager thread would take it
+    box = []
+    thread = threading.Thread(target=lambda: box.append(future._condition.acquire(timeout=2)))
+    thread.start()
+    thread.join()
+    return box[0]
+
+with ThreadPoolExecutor(2) as pool:
+    futures = [pool.submit(lambda i=i: i) for i in range(4)]
+    with runner._stop_on_sigterm():
+        try:
+            for future in runner.completed_runs(futures):
+                log.append("recorded")
+        except KeyboardInterrupt as exc:
+            log.append(type(exc).__name__)
+    print(*log, sep="|")
+    print(all(free(f) for f in futures))
+    print(signal.getsignal(signum) in (signal.default_int_handler, signal.SIG_DFL))
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_stop_signal_during_the_wait_surfaces_after_it(name: str) -> None:
+    """A Ctrl-C or SIGTERM landing inside the wait for runs is noted, not raised there: the
+    wait returns, the run in hand is recorded, then the interrupt comes, with every future's
+    lock free (an interrupt raised mid-wait could leave one held and hang the shutdown), and
+    the signal's own handler back."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SIGNAL_DURING_WAIT, name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events, locks_free, handler_back = proc.stdout.splitlines()
+    expected = "KeyboardInterrupt" if name == "SIGINT" else "SweepInterrupted"
+    assert events.split("|")[0] == "wait returned"
+    assert events.split("|")[-1] == expected
+    assert events.split("|").count(expected) == 1
+    assert locks_free == "True"
+    assert handler_back == "True"

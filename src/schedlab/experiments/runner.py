@@ -39,6 +39,7 @@ EXECUTORS = ("local", "dask")
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _WORKER_STOP_TIME = 3.0  # s a worker gets to die of SIGTERM before SIGKILL
 _PARENT_POLL_TIME = 0.5  # s between checks that the parent lives (where prctl is missing)
+_SIGNAL_CHECK_TIME = 0.1  # s at most between a stop signal and the wait for runs noticing it
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -440,7 +441,8 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """A pool of worker processes that die with this process and never outlive an error or
     an interrupt: on any exception (Ctrl-C included) they are stopped at once. Submit
-    through `submit_all`, which holds SIGINT and SIGTERM while workers are forked."""
+    through `submit_all`, which holds SIGINT and SIGTERM while workers are forked, and wait
+    through `completed_runs`, where a stop signal cannot leave the pool's locks held."""
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_context(),
@@ -450,9 +452,12 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     try:
         yield pool
     except BaseException:
-        _stop_workers(pool)
+        with _stop_signals_deferred():  # a short clean-up that a second Ctrl-C must not cut
+            _stop_workers(pool)
         raise
-    pool.shutdown(wait=True)
+    with _stop_signals_deferred() as check:
+        pool.shutdown(wait=True)
+        check()
 
 
 def submit_all(
@@ -461,6 +466,63 @@ def submit_all(
     """``fn(*task)`` for every task on ``pool`` (workers are forked at the first submit)."""
     with _stop_signals_blocked():
         return [pool.submit(fn, *task) for task in tasks]
+
+
+@contextmanager
+def _stop_signals_deferred() -> Iterator[Callable[[], None]]:
+    """SIGINT and SIGTERM only noted while runs are waited for; the check this yields then
+    calls the handler they had (KeyboardInterrupt, SweepInterrupted) at a safe point.
+
+    Why: raised at an arbitrary bytecode, the interrupt can land in concurrent.futures'
+    wait() between taking the futures' locks one by one (it has no try/finally there): the
+    locks stay held, the pool's manager thread blocks on one when the workers are stopped,
+    and the shutdown that joins it never returns (a Ctrl-C that hung a sweep for good).
+    Only Python handlers are deferred: an ignored or default signal keeps its effect."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
+    received: list[int] = []
+    previous: dict[int, Callable[[int, Any], Any]] = {}
+
+    def note(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    for signum in _STOP_SIGNALS:
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            previous[signum] = handler
+            signal.signal(signum, note)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            if signal.getsignal(signum) is note:
+                signal.signal(signum, handler)
+
+    def check() -> None:
+        if received:
+            restore()
+            signum = received[0]
+            previous[signum](signum, None)
+
+    try:
+        yield check
+    finally:
+        restore()
+
+
+def completed_runs(futures: Iterable[Future[Any]]) -> Iterator[Future[Any]]:
+    """The futures as they finish, like concurrent.futures.as_completed, but a stop signal
+    (Ctrl-C, SIGTERM) surfaces here, between two waits, never inside one (see
+    `_stop_signals_deferred`); the caller's code for each future runs uninterrupted too."""
+    pending = set(futures)
+    with _stop_signals_deferred() as check:
+        while pending:
+            finished, pending = wait(
+                pending, timeout=_SIGNAL_CHECK_TIME, return_when=FIRST_COMPLETED
+            )
+            check()
+            yield from finished
+            check()
 
 
 def _run_local(
@@ -477,11 +539,9 @@ def _run_local(
             record(execute_run(config, base_dir))
         return
     with worker_pool(min(workers, len(configs))) as pool:
-        futures = set(submit_all(pool, execute_run, ((c, base_dir) for c in configs)))
-        while futures:
-            finished, futures = wait(futures, return_when=FIRST_COMPLETED)
-            for future in finished:
-                record(future.result())
+        futures = submit_all(pool, execute_run, ((c, base_dir) for c in configs))
+        for future in completed_runs(futures):
+            record(future.result())
 
 
 def _run_dask(

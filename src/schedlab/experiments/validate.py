@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, as_completed
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -161,13 +161,13 @@ def _map(
             if on_done:
                 on_done(i + 1, len(tasks))
         return results
-    from schedlab.experiments.runner import submit_all, worker_pool
+    from schedlab.experiments.runner import completed_runs, submit_all, worker_pool
 
     with worker_pool(min(workers, len(tasks))) as pool:
         futures: dict[Future[float], int] = {
             f: i for i, f in enumerate(submit_all(pool, replicate, tasks))
         }
-        for done, future in enumerate(as_completed(futures), 1):
+        for done, future in enumerate(completed_runs(futures), 1):
             results[futures[future]] = future.result()
             if on_done:
                 on_done(done, len(tasks))
