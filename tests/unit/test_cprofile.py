@@ -234,6 +234,35 @@ TwinProfiles.TestCase.settings = settings(
 test_twin_profiles = TwinProfiles.TestCase
 
 
+class BookedTwinProfiles(TwinProfiles):
+    """As a scheduler books: a running reservation takes only processors that are free, so
+    no segment is ever overbooked. The C compression then searches through its run memos
+    (an overbooked profile turns them off), and must still agree with the Python one."""
+
+    @rule(p=st.integers(1, 16), offset=OFFSET, length=DURATION)
+    def reserve(self, p: int, offset: float, length: float) -> None:
+        start = self.now + offset
+        end = start + length
+        p = min(p, *(f for t, f in self.py.segments() if start <= t < end), self.py.free_at(start))
+        if p > 0:
+            call_both(self.py, self.c, "reserve", start, end, p)
+            self.running.append((start, end, p))
+
+    @invariant()
+    def never_overbooked(self) -> None:
+        if hasattr(self, "py"):
+            assert min(self.py.free) >= 0
+
+
+BookedTwinProfiles.TestCase.settings = settings(
+    max_examples=int(os.environ.get("SCHEDLAB_TWIN_EXAMPLES", "300")),
+    stateful_step_count=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+test_booked_twin_profiles = BookedTwinProfiles.TestCase
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     total=st.integers(1, 8),
@@ -506,13 +535,31 @@ def test_no_leaks() -> None:
 # -- the policy, end to end --------------------------------------------------------------
 
 
-def test_conservative_same_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
-    """conservative backfilling gives the identical per-job table with either profile."""
-    workload = schedlab.generate_lublin(jobs=3000, procs=128, seed=1, kind="all")
+@pytest.mark.parametrize(
+    ("spec", "policy"),
+    [
+        ("lublin:jobs=3000,procs=128,seed=1,kind=all", "conservative"),
+        # overloaded, with user estimates: compressions over long queues, the run memos'
+        # ground (hundreds of jobs move per early end)
+        ("lublin:jobs=2500,procs=128,seed=3,load=1.5", "conservative"),
+        ("lublin:jobs=2500,procs=64,seed=4,load=1.3", "dbf"),
+    ],
+)
+def test_conservative_same_schedule(
+    monkeypatch: pytest.MonkeyPatch, spec: str, policy: str
+) -> None:
+    """conservative backfilling (and DBF, built on it) gives the identical per-job table
+    with either profile."""
+    from schedlab.workload.load import load_workload
+    from schedlab.workload.models.tsafrir import add_estimates
+
+    workload = load_workload(spec)
+    if "load=" in spec:
+        workload = add_estimates(workload, seed=1)
     tables = []
     for cls in (PyProfile, CProfile):
         monkeypatch.setattr(conservative, "Profile", cls)
-        result = schedlab.simulate(workload, "conservative")
+        result = schedlab.simulate(workload, policy)
         tables.append(result.columns)
     a, b = tables
     assert a.keys() == b.keys()

@@ -3,7 +3,9 @@
  *
  * A line-by-line translation of the pure-Python ``Profile`` (which stays the fallback and
  * the oracle of the differential tests): same public API, same algorithms, same results bit
- * for bit. Times are C doubles (as Python floats are), processor counts ``long long``.
+ * for bit. Times are C doubles (as Python floats are), processor counts ``long long``. One
+ * addition: ``compress`` finds each job's earliest start through run memos (see "compress's
+ * run memos"), a faster way to the same answers on long queues.
  *
  * Layout: three parallel dynamic arrays sharing one capacity (amortised doubling, never
  * shrunk): ``times`` (breakpoints), ``free`` (free processors from each breakpoint to the
@@ -24,8 +26,12 @@
 #include <structmember.h>
 
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
+
+struct RunMemo;
+struct Change;
 
 typedef struct {
     PyObject_HEAD
@@ -36,6 +42,16 @@ typedef struct {
     double *times;
     long long *free;
     long long *best;
+    /* compress's run memos (see "compress's run memos" below): kept between calls so that a
+       compression allocates nothing in the steady state */
+    unsigned long long version; /* bumped by every change to the profile */
+    int unordered;              /* a NaN time was ever added: no memos, the plain search */
+    struct RunMemo *memo;       /* open-addressing table by threshold */
+    Py_ssize_t memo_cap;        /* a power of two, or 0 */
+    Py_ssize_t memo_used;
+    unsigned long long memo_gen; /* entries of other generations are empty */
+    struct Change *log;         /* the changes made by the current compression */
+    Py_ssize_t log_len, log_cap;
 } ProfileObject;
 
 static PyObject *policy_error = NULL; /* schedlab.errors.PolicyError, imported on first use */
@@ -178,6 +194,7 @@ p_advance(ProfileObject *self, double now)
     double *times = self->times;
     Py_ssize_t n = self->n;
     Py_ssize_t k = bisect_right_d(times, 0, n, now) - 1;
+    self->version++;
     if (k > 0) {
         memmove(times, times + k, (size_t)(n - k) * sizeof(double));
         memmove(self->free, self->free + k, (size_t)(n - k) * sizeof(long long));
@@ -339,6 +356,10 @@ p_add(ProfileObject *self, double start, double end, long long delta)
     if (ensure_room(self, 2) < 0) {
         return -1;
     }
+    self->version++;
+    if (isnan(start) || isnan(end)) {
+        self->unordered = 1;
+    }
     Py_ssize_t i = p_split(self, start);
     Py_ssize_t k = p_split(self, end);
     long long *free = self->free;
@@ -370,6 +391,345 @@ p_add(ProfileObject *self, double start, double end, long long delta)
     return 0;
 }
 
+/* -- compress's run memos -------------------------------------------------------------
+ *
+ * Under overload a compression looks at thousands of waiting jobs, and earliest_start
+ * walks the profile from `now` for nearly each of them, mostly to find that the job cannot
+ * move. For a threshold p, the profile is a sequence of *runs*: maximal stretches of
+ * segments with at least p free. Job j (p processors, r long, reserved at s) can start at t
+ * < s iff [t, min(t + r, s)) lies in one run: its own reservation gives the processors
+ * back after s. So its earliest start is the start of the first run that ends before s and
+ * is at least r long, else the start of the run still open at s, else it cannot move.
+ *
+ * A memo per threshold keeps how far a previous job's search got: x (everything before it
+ * scanned), g (the longest run that ended before x) and a (the start of the run open at x).
+ * The next job of the same size goes on from x instead of from `now` when g < r says that
+ * no run before x fits it. The compression's own moves change the profile: each is logged
+ * and applied to a memo when it is next used. Taking processors (a new reservation) only
+ * shortens runs, so g stays an upper bound, which is all the test needs; giving them back
+ * (the old reservation) can lengthen a run, so the memo goes back to before the change.
+ * Any other change to the profile (Python code run from inside the loop) drops them all,
+ * and an overbooked profile (see p_overbooked) gets none.
+ * Searches that could not use a memo are exactly earliest_start's. */
+
+#define MEMO_RUNS 64 /* runs a memo remembers, to go back to after a change */
+
+typedef struct RunMemo {
+    long long p;
+    double x;
+    double g;
+    double a; /* NaN: no run open at x */
+    Py_ssize_t seen; /* log entries already applied */
+    unsigned long long gen;
+    /* the last runs that ended before x, oldest first (a ring): where each started and
+       ended, and g before it. A change at u can send the memo back to the end of the last
+       of them that ended by u (the run reopened there), instead of to the start. A run that
+       processors were taken from since is marked void (start NaN): it may have been cut. */
+    int runs, head;
+    double run_start[MEMO_RUNS], run_end[MEMO_RUNS], run_g[MEMO_RUNS];
+} RunMemo;
+
+typedef struct Change {
+    double u, v; /* [u, v) */
+    int gives;   /* 1: processors given back, 0: taken */
+} Change;
+
+static void
+memo_clear(RunMemo *m, double now)
+{
+    m->x = now;
+    m->g = 0.0;
+    m->a = NAN;
+    m->runs = 0;
+    m->head = 0;
+}
+
+static inline int
+run_slot(const RunMemo *m, int k) /* k-th remembered run, 0 the oldest */
+{
+    return (m->head + k) % MEMO_RUNS;
+}
+
+static void
+memo_push_run(RunMemo *m, double start, double end, double g_before)
+{
+    int slot;
+    if (m->runs == MEMO_RUNS) { /* forget the oldest */
+        slot = m->head;
+        m->head = (m->head + 1) % MEMO_RUNS;
+    }
+    else {
+        slot = run_slot(m, m->runs++);
+    }
+    m->run_start[slot] = start;
+    m->run_end[slot] = end;
+    m->run_g[slot] = g_before;
+}
+
+/* the number of remembered runs that ended before t (they are in order of their ends) */
+static int
+runs_ended_before(const RunMemo *m, double t)
+{
+    int lo = 0, hi = m->runs;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->run_end[run_slot(m, mid)] < t) {
+            lo = mid + 1;
+        }
+        else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* processors given back from u on (u < x): back to the end of the last intact run that
+   ended by u, that run open again; to the start if none */
+static void
+memo_back_to(RunMemo *m, double u, double now)
+{
+    int k = runs_ended_before(m, u);
+    if (k < m->runs && m->run_end[run_slot(m, k)] == u) {
+        k++; /* ended exactly at u: the given processors may extend it, it is reopened */
+    }
+    while (k > 0) {
+        int slot = run_slot(m, --k);
+        if (!isnan(m->run_start[slot])) {
+            m->runs = k;
+            m->x = m->run_end[slot];
+            m->a = m->run_start[slot];
+            m->g = m->run_g[slot];
+            return;
+        }
+    }
+    memo_clear(m, now);
+}
+
+/* processors taken over [u, v): the remembered runs it touches may be cut */
+static void
+memo_void_runs(RunMemo *m, double u, double v)
+{
+    for (int k = runs_ended_before(m, u); k < m->runs; k++) {
+        int slot = run_slot(m, k);
+        if (!(m->run_start[slot] < v)) {
+            if (!isnan(m->run_start[slot])) {
+                break; /* this one and the later ones start after the change */
+            }
+            continue;
+        }
+        m->run_start[slot] = NAN;
+    }
+}
+
+/* the memo of threshold p in this compression, new if needed; NULL if out of memory */
+static RunMemo *
+memo_get(ProfileObject *self, long long p, double now)
+{
+    if (self->memo_used * 2 >= self->memo_cap) {
+        Py_ssize_t cap = self->memo_cap ? self->memo_cap * 2 : 64;
+        if (cap > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(RunMemo)) {
+            return NULL;
+        }
+        RunMemo *table = PyMem_Calloc((size_t)cap, sizeof(RunMemo));
+        if (table == NULL) {
+            return NULL;
+        }
+        /* generation 0 is never current: calloc'ed entries are empty */
+        for (Py_ssize_t i = 0; i < self->memo_cap; i++) {
+            RunMemo *old = &self->memo[i];
+            if (old->gen == self->memo_gen) {
+                size_t h = ((unsigned long long)old->p * 0x9E3779B97F4A7C15ULL) >> 17;
+                while (table[h & (size_t)(cap - 1)].gen == self->memo_gen) {
+                    h++;
+                }
+                table[h & (size_t)(cap - 1)] = *old;
+            }
+        }
+        PyMem_Free(self->memo);
+        self->memo = table;
+        self->memo_cap = cap;
+    }
+    size_t mask = (size_t)(self->memo_cap - 1);
+    size_t h = ((unsigned long long)p * 0x9E3779B97F4A7C15ULL) >> 17;
+    for (;; h++) {
+        RunMemo *m = &self->memo[h & mask];
+        if (m->gen != self->memo_gen) {
+            m->gen = self->memo_gen;
+            m->p = p;
+            m->seen = self->log_len;
+            memo_clear(m, now);
+            self->memo_used++;
+            return m;
+        }
+        if (m->p == p) {
+            return m;
+        }
+    }
+}
+
+/* The memos read a job's own reservation as giving back its processors, which holds only
+   where no segment is overbooked (free < 0: possible through reserve(), never in a
+   scheduler's profile). */
+static int
+p_overbooked(const ProfileObject *self)
+{
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        if (self->free[i] < 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a new compression (or a change the log missed): every memo is forgotten */
+static void
+memo_forget_all(ProfileObject *self)
+{
+    self->memo_gen++;
+    self->memo_used = 0;
+    self->log_len = 0;
+}
+
+static int
+log_change(ProfileObject *self, double u, double v, int gives)
+{
+    if (self->log_len == self->log_cap) {
+        Py_ssize_t cap = self->log_cap ? self->log_cap * 2 : 64;
+        if (cap > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Change)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        Change *log = PyMem_Realloc(self->log, (size_t)cap * sizeof(Change));
+        if (log == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->log = log;
+        self->log_cap = cap;
+    }
+    self->log[self->log_len++] = (Change){u, v, gives};
+    return 0;
+}
+
+/* bring a memo up to date with the changes logged since it was last used */
+static void
+memo_replay(ProfileObject *self, RunMemo *m, double now)
+{
+    for (Py_ssize_t e = m->seen; e < self->log_len; e++) {
+        const Change *c = &self->log[e];
+        if (!(c->u < m->x)) {
+            continue; /* after everything scanned */
+        }
+        int open = !isnan(m->a);
+        if (c->gives) {
+            if (open && c->u >= m->a) {
+                m->x = m->a; /* the runs ended before a are as they were */
+                m->a = NAN;
+            }
+            else {
+                memo_back_to(m, c->u, now);
+            }
+        }
+        else {
+            memo_void_runs(m, c->u, c->v);
+            if (open && c->v > m->a) {
+                m->x = m->a; /* the open run may be cut: scan it again */
+                m->a = NAN;
+            }
+        }
+    }
+    m->seen = self->log_len;
+}
+
+/* No run ended before the memo's x is at least r long. g is a float difference of two
+   times: the margin covers its rounding against the search's own test (a + r <= end). */
+static inline int
+memo_excludes(const RunMemo *m, double r, double s)
+{
+    double margin = 8.0 * DBL_EPSILON * (fabs(m->x) + fabs(s) + fabs(r));
+    return m->g + margin < r;
+}
+
+/* Scan runs of threshold p from the memo's x until s: the start of the first run that ends
+   before s and fits r (the memo then stops at that run's end), or NaN with the memo at s.
+   The memo's state at x only ever depends on the segments before x. */
+static double
+memo_scan(ProfileObject *self, RunMemo *m, long long p, double r, double s)
+{
+    const double *times = self->times;
+    const long long *free = self->free;
+    Py_ssize_t last = self->n - 1;
+    double pos = m->x;
+    Py_ssize_t q = bisect_right_d(times, 0, self->n, pos) - 1;
+    if (q < 0) {
+        q = 0;
+        pos = times[0]; /* as earliest_start: nothing before the first breakpoint */
+    }
+    double a = m->a;
+    double g = m->g;
+    for (;;) {
+        if (free[q] >= p) {
+            if (isnan(a)) {
+                a = pos;
+            }
+        }
+        else if (!isnan(a)) {
+            if (!(pos < a + r)) { /* earliest_start's test of the segment that blocks */
+                /* the memo stops before that segment: the run stays open, as processors
+                   given back from pos on would extend it */
+                m->x = pos;
+                m->g = g;
+                m->a = a;
+                return a;
+            }
+            memo_push_run(m, a, pos, g);
+            double len = pos - a;
+            if (len > g) {
+                g = len;
+            }
+            a = NAN;
+        }
+        double next = q < last ? times[q + 1] : HUGE_VAL;
+        if (next >= s) {
+            break;
+        }
+        pos = next;
+        q++;
+    }
+    m->x = s;
+    m->g = g;
+    m->a = a;
+    return NAN;
+}
+
+/* earliest_start(p, r, now, limit=s, own_start=s) for compress, through the memo of p */
+static double
+memo_earliest_start(ProfileObject *self, RunMemo *m, long long p, double r, double s,
+                    double now)
+{
+    memo_replay(self, m, now);
+    if (!memo_excludes(m, r, s)) {
+        memo_clear(m, now); /* a run before x might fit: search from the start */
+    }
+    if (s <= m->x) {
+        /* scanned past s already, and no run ended before s fits: only the run open at s
+           can take the job; find where it starts */
+        Py_ssize_t i = bisect_left_d(self->times, 0, self->n, s) - 1;
+        if (i < 0 || self->free[i] < p) {
+            return s;
+        }
+        while (i > 0 && self->times[i] > now && self->free[i - 1] >= p) {
+            i--;
+        }
+        return self->times[i] > now ? self->times[i] : now;
+    }
+    double found = memo_scan(self, m, p, r, s);
+    if (!isnan(found)) {
+        return found;
+    }
+    return isnan(m->a) ? s : m->a;
+}
+
 /* -- the type ------------------------------------------------------------------------- */
 
 static void
@@ -381,6 +741,8 @@ p_reset(ProfileObject *self, long long total, double origin)
     self->free[0] = total;
     self->n = 1;
     self->valid = 0;
+    self->version++;
+    self->unordered = 0;
 }
 
 static PyObject *
@@ -397,6 +759,15 @@ Profile_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->times = NULL;
     self->free = NULL;
     self->best = NULL;
+    self->version = 0;
+    self->unordered = 0;
+    self->memo = NULL;
+    self->memo_cap = 0;
+    self->memo_used = 0;
+    self->memo_gen = 0;
+    self->log = NULL;
+    self->log_len = 0;
+    self->log_cap = 0;
     /* a usable (empty, 0-processor) profile even if __init__ is never called */
     if (ensure_room(self, 1) < 0) {
         Py_DECREF(self);
@@ -436,6 +807,8 @@ Profile_dealloc(ProfileObject *self)
     PyMem_Free(self->times);
     PyMem_Free(self->free);
     PyMem_Free(self->best);
+    PyMem_Free(self->memo);
+    PyMem_Free(self->log);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -674,6 +1047,30 @@ get_double(PyObject *seq, PyObject *key, double *out)
     return 0;
 }
 
+/* seq[key] when reading it runs no Python code (a list, an int index in range, a float
+   item): 1 and *out set, else 0 and nothing done */
+static int
+peek_double(PyObject *seq, PyObject *key, double *out)
+{
+    if (!PyList_CheckExact(seq) || !PyLong_CheckExact(key)) {
+        return 0;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(key);
+    if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(seq);
+    if (i < 0) {
+        i += n;
+    }
+    if (i < 0 || i >= n || !PyFloat_CheckExact(PyList_GET_ITEM(seq, i))) {
+        return 0;
+    }
+    *out = PyFloat_AS_DOUBLE(PyList_GET_ITEM(seq, i));
+    return 1;
+}
+
 static int
 get_longlong(PyObject *seq, PyObject *key, long long *out)
 {
@@ -711,7 +1108,11 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
     }
     PyObject *j;
     /* Python code may run inside the loop (iterators, __index__, __float__, item
-       destructors): nothing below keeps a pointer into the profile's arrays across it */
+       destructors): nothing below keeps a pointer into the profile's arrays across it, and
+       a change it makes to the profile is seen by the version check */
+    memo_forget_all(self);
+    int use_memo = !self->unordered && isfinite(now) && !p_overbooked(self);
+    unsigned long long expected = self->version;
     while ((j = PyIter_Next(it)) != NULL) {
         double start, r, new_start;
         long long p;
@@ -725,14 +1126,33 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
         if (get_longlong(procs, j, &p) < 0) {
             goto error;
         }
-        if (p_max_free_before(self, start) < p) {
-            Py_DECREF(j);
-            continue; /* never enough processors free before it: cannot move */
+        if (self->version != expected) {
+            memo_forget_all(self);
+            expected = self->version;
+            use_memo = use_memo && !p_overbooked(self);
         }
-        if (get_double(duration, j, &r) < 0) {
-            goto error;
+        /* With a memo, the search itself sees at once a job that cannot move: the test
+           below (whose running maximum each move invalidates) is left out. Python reads
+           the duration only after it, so it is read first only where that runs no code. */
+        RunMemo *m = NULL;
+        int have_r = use_memo && !self->unordered && p > 0 && isfinite(start) &&
+                     peek_double(duration, j, &r);
+        if (have_r && r > 0 && isfinite(r)) {
+            m = memo_get(self, p, now);
         }
-        if (p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
+        if (m == NULL) {
+            if (p_max_free_before(self, start) < p) {
+                Py_DECREF(j);
+                continue; /* never enough processors free before it: cannot move */
+            }
+            if (!have_r && get_double(duration, j, &r) < 0) {
+                goto error;
+            }
+        }
+        if (m != NULL) {
+            new_start = memo_earliest_start(self, m, p, r, start, now);
+        }
+        else if (p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
             goto error;
         }
         if (new_start < start) {
@@ -743,6 +1163,12 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
             if (p_add(self, start, start + r, p) < 0 ||
                 p_add(self, new_start, new_start + r, -p) < 0) {
                 goto error;
+            }
+            expected = self->version;
+            if (use_memo && (log_change(self, start, start + r, 1) < 0 ||
+                             log_change(self, new_start, new_start + r, 0) < 0)) {
+                PyErr_Clear(); /* out of memory for the log: go on without memos */
+                use_memo = 0;
             }
             PyObject *x = PyFloat_FromDouble(new_start);
             if (x == NULL) {

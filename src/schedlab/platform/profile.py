@@ -8,6 +8,10 @@ is kept canonical (no two neighbouring segments with the same value).
 A lazily extended running maximum of free processors (``max_free_before``) answers "is there
 any moment before t with p processors free?" in one bisection; conservative backfilling asks
 it for every waiting job at every compression, and the answer is usually no.
+
+The C type (``_cprofile.c``) computes the same compression through per-size run memos when
+queues are long (each job's search goes on from where the last job of its size stopped);
+this class keeps the plain search, and is the oracle the memos are tested against.
 """
 
 from __future__ import annotations
