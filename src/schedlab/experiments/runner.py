@@ -500,9 +500,11 @@ def _stop_signals_deferred() -> Iterator[Callable[[], None]]:
 
     def check() -> None:
         if received:
-            restore()
-            signum = received[0]
-            previous[signum](signum, None)
+            restore()  # from here on, a signal goes straight to its handler
+            noted = list(dict.fromkeys(received))
+            received.clear()
+            for signum in noted:  # each once, in order (a handler that raises ends it)
+                previous[signum](signum, None)
 
     try:
         yield check
