@@ -38,6 +38,7 @@ import math
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,7 @@ __all__ = [
     "Numbering",
     "is_unknown",
     "parse_duration",
+    "parse_field",
     "parse_instant",
     "read_text",
     "shown",
@@ -85,6 +87,27 @@ def shown(text: str) -> str:
 
 def is_unknown(text: str) -> bool:
     return text.strip().lower() in UNKNOWN_WORDS
+
+
+def parse_field(
+    text: str | None,
+    parse: Callable[[str], float | None],
+    expected: str,
+    *,
+    where: str,
+    line: int,
+    field: str,
+) -> float | None:
+    """A field of a log record through ``parse``: None if absent or unknown; text that
+    ``parse`` refuses is a WorkloadError naming the file, line and field."""
+    if text is None or is_unknown(text):
+        return None
+    try:
+        return parse(text)
+    except ValueError:
+        raise WorkloadError(
+            where, f"expected {expected}", line=line, field=field, value=shown(text)
+        ) from None
 
 
 def parse_instant(text: str) -> float | None:

@@ -54,6 +54,7 @@ from schedlab.workload.importers.common import (
     Numbering,
     is_unknown,
     parse_duration,
+    parse_field,
     parse_instant,
     read_text,
     shown,
@@ -172,21 +173,29 @@ class _Row:
     def cell(self, key: str) -> str | None:
         return self.cells[self.index[key]].strip() if key in self.index else None
 
+    def field(self, key: str) -> str:
+        """How errors name column ``key``: the key and the CSV column it reads."""
+        return f"{key} (column {self.names[self.index[key]]})" if key in self.index else key
+
     def error(self, key: str, expected: str, text: str) -> WorkloadError:
-        field = f"{key} (column {self.names[self.index[key]]})"
         return WorkloadError(
-            self.where, f"expected {expected}", line=self.lineno, field=field, value=shown(text)
+            self.where,
+            f"expected {expected}",
+            line=self.lineno,
+            field=self.field(key),
+            value=shown(text),
         )
 
     def value(self, key: str, parse: Callable[[str], float | None], expected: str) -> float | None:
         """Column ``key`` through ``parse``; None if the column is absent or unknown."""
-        text = self.cell(key)
-        if text is None or is_unknown(text):
-            return None
-        try:
-            return parse(text)
-        except ValueError:
-            raise self.error(key, expected, text) from None
+        return parse_field(
+            self.cell(key),
+            parse,
+            expected,
+            where=self.where,
+            line=self.lineno,
+            field=self.field(key),
+        )
 
 
 def _read_row(log: JobLog, row: _Row, numeric: dict[str, bool]) -> bool:

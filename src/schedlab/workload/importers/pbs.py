@@ -49,8 +49,8 @@ from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
     Job,
     JobLog,
-    is_unknown,
     parse_duration,
+    parse_field,
     read_text,
     shown,
 )
@@ -133,15 +133,7 @@ def _end_record(
     pairs = {key: _unquoted(text) for key, text in _PAIR.findall(message)}
 
     def value(key: str, parse: Callable[[str], float | None], expected: str) -> float | None:
-        text = pairs.get(key)
-        if text is None or is_unknown(text):
-            return None
-        try:
-            return parse(text)
-        except ValueError:
-            raise WorkloadError(
-                where, f"expected {expected}", line=lineno, field=key, value=shown(text)
-            ) from None
+        return parse_field(pairs.get(key), parse, expected, where=where, line=lineno, field=key)
 
     def epoch(key: str) -> float | None:
         return value(key, _epoch, "epoch seconds")

@@ -62,8 +62,8 @@ from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
     Job,
     JobLog,
-    is_unknown,
     parse_duration,
+    parse_field,
     parse_instant,
     read_text,
     shown,
@@ -218,18 +218,8 @@ class _SacctReader:
     ) -> float | None:
         """Column ``key`` of a record through ``parse``; None if absent or unknown."""
         text = self._cell(cells, key)
-        if text is None or is_unknown(text):
-            return None
-        try:
-            return parse(text)
-        except ValueError:
-            raise WorkloadError(
-                self.where,
-                f"expected {expected}",
-                line=lineno,
-                field=self.names[self.columns[key]],
-                value=shown(text),
-            ) from None
+        field = self.names[self.columns[key]] if key in self.columns else key
+        return parse_field(text, parse, expected, where=self.where, line=lineno, field=field)
 
     def _record(self, lineno: int, cells: list[str]) -> None:
         log = self.log
