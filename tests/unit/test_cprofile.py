@@ -85,6 +85,24 @@ def call_both(py: PyProfile, c: Any, name: str, *args: Any, **kwargs: Any) -> An
     return a[1] if a[0] == "ok" else None
 
 
+def start_due(
+    waiting: list[int],
+    start_at: list[float],
+    procs: list[int],
+    duration: list[float],
+    now: float,
+    running: list[tuple[float, float, int]],
+) -> list[int]:
+    """The waiting jobs still waiting at ``now``; the due ones become running reservations."""
+    keep = []
+    for j in waiting:
+        if start_at[j] <= now:
+            running.append((start_at[j], start_at[j] + duration[j], procs[j]))
+        else:
+            keep.append(j)
+    return keep
+
+
 # -- hypothesis: a state machine driving both ------------------------------------------
 
 # integral offsets make coinciding breakpoints common; arbitrary ones exercise rounding
@@ -161,14 +179,9 @@ class TwinProfiles(RuleBasedStateMachine):
             return
         self.now += step
         call_both(self.py, self.c, "advance", self.now)
-        still = []
-        for j in self.waiting:
-            if self.start_py[j] <= self.now:
-                s = self.start_py[j]
-                self.running.append((s, s + self.duration[j], self.procs[j]))
-            else:
-                still.append(j)
-        self.waiting = still
+        self.waiting = start_due(
+            self.waiting, self.start_py, self.procs, self.duration, self.now, self.running
+        )
 
     @rule(
         order=st.randoms(use_true_random=False),
@@ -464,13 +477,7 @@ def random_run(seed: int, steps: int) -> None:
         elif x < 0.75:
             now += rng.random() * 20
             call_both(py, c, "advance", now)
-            keep = []
-            for j in waiting:
-                if s_py[j] <= now:
-                    running.append((s_py[j], s_py[j] + dur[j], procs[j]))
-                else:
-                    keep.append(j)
-            waiting = keep
+            waiting = start_due(waiting, s_py, procs, dur, now, running)
         elif x < 0.85:
             assert py.compress(waiting, s_py, procs, dur, now) == c.compress(
                 waiting, s_c, procs, dur, now

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 import pytest
-from test_cprofile import assert_twins, call_both, same
+from test_cprofile import assert_twins, call_both, same, start_due
 
 from schedlab.platform import CProfile
 from schedlab.platform.profile import Profile as PyProfile
@@ -105,13 +105,7 @@ def test_crowded_compressions(seed: int) -> None:
         else:
             now += rng.random() * 15
             call_both(py, c, "advance", now)
-            keep = []
-            for j in waiting:
-                if s_py[j] <= now:
-                    running.append((s_py[j], s_py[j] + dur[j], procs[j]))
-                else:
-                    keep.append(j)
-            waiting = keep
+            waiting = start_due(waiting, s_py, procs, dur, now, running)
         most = max(most, len(py))
         if step % 50 == 0:
             assert_twins(py, c)
