@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tracemalloc
+from array import array
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,11 @@ import schedlab.schedulers.conservative as conservative
 from schedlab.errors import PolicyError
 from schedlab.platform import CProfile
 from schedlab.platform.profile import Profile as PyProfile
+
+try:
+    from schedlab.platform import _cprofile  # type: ignore[attr-defined]
+except ImportError:  # not compiled: the whole module is skipped
+    _cprofile = None
 
 pytestmark = pytest.mark.skipif(
     CProfile is None, reason="C extension schedlab.platform._cprofile not compiled"
@@ -200,7 +206,7 @@ class TwinProfiles(RuleBasedStateMachine):
         moved_py = self.py.compress(jobs, self.start_py, self.procs, self.duration, now)
         moved_c = self.c.compress(jobs, self.start_c, self.procs, self.duration, now)
         assert moved_py == moved_c
-        assert same(self.start_py, self.start_c)
+        assert same(self.start_py, list(self.start_c))
 
     # -- queries (they update the cached running maximum: also compared afterwards)
     @rule(
@@ -249,8 +255,26 @@ test_twin_profiles = TwinProfiles.TestCase
 
 class BookedTwinProfiles(TwinProfiles):
     """As a scheduler books: a running reservation takes only processors that are free, so
-    no segment is ever overbooked. The C compression then searches through its run memos
-    (an overbooked profile turns them off), and must still agree with the Python one."""
+    no segment is ever overbooked. The C compression then searches through its level bounds
+    and run memos (an overbooked profile turns them off), and must still agree with the
+    Python one. The C twin's starts are a list or, as the policies keep them, an
+    array('d') (read and written through its buffer)."""
+
+    @initialize(
+        total=st.integers(1, 16),
+        origin=st.sampled_from([0.0, 3.0, 1e9 + 0.5]),
+        as_array=st.booleans(),
+    )
+    def setup(self, total: int, origin: float, as_array: bool = False) -> None:  # type: ignore[override]
+        TwinProfiles.setup(self, total, origin)
+        if as_array:
+            self.start_c = array("d")  # type: ignore[assignment]
+        # the level bounds serve long queues only: here, every compression uses them
+        self._levels_from = _cprofile._set_levels_min_queue(0)
+
+    def teardown(self) -> None:
+        if hasattr(self, "_levels_from"):
+            _cprofile._set_levels_min_queue(self._levels_from)
 
     @rule(p=st.integers(1, 16), offset=OFFSET, length=DURATION)
     def reserve(self, p: int, offset: float, length: float) -> None:
@@ -392,17 +416,20 @@ def test_bad_types_raise_type_error() -> None:
     assert_twins(PyProfile(4), p)  # nothing changed
 
 
-def test_compress_errors_match() -> None:
-    """Bad indices: the same IndexError as the Python class (list semantics, -1 wraps)."""
-    for jobs in ([3], [-1], [0, 7], [10**30]):
+@pytest.mark.parametrize("as_array", [False, True])
+def test_compress_errors_match(as_array: bool) -> None:
+    """Bad indices: the same IndexError as the Python class (list semantics, -1 wraps),
+    with the C starts in a list or read through an array('d')'s buffer."""
+    for jobs in ([3], [-1], [0, 7], [10**30], [1, -2]):
         py, c = PyProfile(4), CProfile(4)
         for prof in (py, c):
             prof.reserve(5.0, 6.0, 2)
-        s_py, s_c = [5.0, 9.0], [5.0, 9.0]
+        s_py: Any = array("d", [5.0, 9.0]) if as_array else [5.0, 9.0]
+        s_c: Any = array("d", [5.0, 9.0]) if as_array else [5.0, 9.0]
         a = outcome(py.compress, jobs, s_py, [2, 1], [1.0, 1.0], 0.0)
         b = outcome(c.compress, jobs, s_c, [2, 1], [1.0, 1.0], 0.0)
         assert a[0] == b[0] and a[1:] == b[1:] if a[0] == "error" else a == b
-        assert s_py == s_c
+        assert list(s_py) == list(s_c)
         assert_twins(py, c)
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -42,3 +46,24 @@ def test_c_equals_python(starts: list[float], now: float, data: st.DataObject) -
     a, b = list(jobs), list(jobs)
     assert pyprofile.split_due(a, starts, now) == c_split_due(b, starts, now)
     assert a == b
+
+
+@pytest.mark.parametrize("container", ["array", "numpy", "tuple"])
+def test_c_reads_any_sequence_of_floats_alike(container: str) -> None:
+    """The policies keep their starts in an array('d'), which the C pass reads through its
+    buffer: the same answers as from a list, and a bad index raises what Python raises."""
+    if c_split_due is None:
+        pytest.skip("the C extension is not compiled here")
+    starts = [3.0, 0.5, float("nan"), 2.0, 9.0]
+    seq: Any = {
+        "array": array("d", starts),
+        "numpy": np.array(starts),
+        "tuple": tuple(starts),
+    }[container]
+    for now in (0.0, 2.0, 5.0):
+        a, b = [4, 0, 3, 1, -1], [4, 0, 3, 1, -1]  # -1: the last one, as Python indexes
+        assert c_split_due(a, seq, now) == pyprofile.split_due(b, starts, now)
+        assert a == b
+    for bad in ([5], [-6]):
+        with pytest.raises(IndexError):
+            c_split_due(bad, seq, 1.0)

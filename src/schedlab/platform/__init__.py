@@ -15,7 +15,7 @@ conservative and DBF are then about 4x slower, which nobody should find out by a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from schedlab.platform.profile import Profile as PyProfile
@@ -30,7 +30,7 @@ def _load_c_profile() -> type[PyProfile] | None:
     return c_profile
 
 
-def _load_split_due() -> Callable[[list[int], list[float], float], tuple[list[int], float]]:
+def _load_split_due() -> Callable[[list[int], Sequence[float], float], tuple[list[int], float]]:
     try:
         from schedlab.platform._cprofile import split_due as c_split_due
     except ImportError:  # not compiled, or compiled before split_due existed

@@ -52,6 +52,13 @@ typedef struct {
     unsigned long long memo_gen; /* entries of other generations are empty */
     struct Change *log;         /* the changes made by the current compression */
     Py_ssize_t log_len, log_cap;
+    /* compress's level bounds: levels max-Fenwick trees of lv_buckets time buckets each
+       (levels 0 when not in use) */
+    int levels;
+    Py_ssize_t lv_buckets;
+    double lv_origin, lv_scale; /* see level_bucket */
+    double *lv_tree;
+    Py_ssize_t lv_tree_cap;
 } ProfileObject;
 
 static PyObject *policy_error = NULL; /* schedlab.errors.PolicyError, imported on first use */
@@ -318,12 +325,12 @@ p_earliest_start(ProfileObject *self, long long procs, double duration, double n
 /* _split: index of the segment starting exactly at t, inserting a breakpoint.
    The caller made room for one more segment. */
 static Py_ssize_t
-p_split(ProfileObject *self, double t)
+p_split(ProfileObject *self, double t, Py_ssize_t lo)
 {
     double *times = self->times;
     long long *free = self->free;
     Py_ssize_t n = self->n;
-    Py_ssize_t i = bisect_left_d(times, 0, n, t);
+    Py_ssize_t i = bisect_left_d(times, lo, n, t);
     if (i < n && times[i] == t) {
         return i;
     }
@@ -360,8 +367,10 @@ p_add(ProfileObject *self, double start, double end, long long delta)
     if (isnan(start) || isnan(end)) {
         self->unordered = 1;
     }
-    Py_ssize_t i = p_split(self, start);
-    Py_ssize_t k = p_split(self, end);
+    Py_ssize_t i = p_split(self, start, 0);
+    /* with sorted times end's index is past start's (bisect from there); with NaN, the
+       full bisection Python does */
+    Py_ssize_t k = p_split(self, end, self->unordered ? 0 : i);
     long long *free = self->free;
     int overflow = 0;
     for (Py_ssize_t m = i; m < k; m++) {
@@ -401,18 +410,18 @@ p_add(ProfileObject *self, double start, double end, long long delta)
  * back after s. So its earliest start is the start of the first run that ends before s and
  * is at least r long, else the start of the run still open at s, else it cannot move.
  *
- * A memo per threshold keeps how far a previous job's search got: x (everything before it
- * scanned), g (the longest run that ended before x) and a (the start of the run open at x).
- * The next job of the same size goes on from x instead of from `now` when g < r says that
- * no run before x fits it. The compression's own moves change the profile: each is logged
- * and applied to a memo when it is next used. Taking processors (a new reservation) only
- * shortens runs, so g stays an upper bound, which is all the test needs; giving them back
- * (the old reservation) can lengthen a run, so the memo goes back to before the change.
- * Any other change to the profile (Python code run from inside the loop) drops them all,
- * and an overbooked profile (see p_overbooked) gets none.
- * Searches that could not use a memo are exactly earliest_start's. */
-
-#define MEMO_RUNS 64 /* runs a memo remembers, to go back to after a change */
+ * Most jobs are settled by the level bounds below (no run before them is long enough).
+ * For the others, a memo per threshold keeps how far a previous job's search got: x
+ * (everything before it scanned), g (an upper bound of the runs that ended before x) and a
+ * (the start of the run open at x). The next job of the same size goes on from x instead
+ * of from `now` when g < r says that no run before x fits it. The compression's own moves
+ * change the profile: each is logged (where processors were given back, where taken) and
+ * applied to a memo when it is next used. Taking processors only shortens runs, so g stays
+ * an upper bound, which is all the test needs; the runs that meet processors given back
+ * are measured again, in place (memo_replay). Any other change to the profile (Python
+ * code run from inside the loop) drops them all, and an overbooked profile (see
+ * p_overbooked) gets none. Searches that could not use a memo are exactly
+ * earliest_start's. */
 
 typedef struct RunMemo {
     long long p;
@@ -421,12 +430,6 @@ typedef struct RunMemo {
     double a; /* NaN: no run open at x */
     Py_ssize_t seen; /* log entries already applied */
     unsigned long long gen;
-    /* the last runs that ended before x, oldest first (a ring): where each started and
-       ended, and g before it. A change at u can send the memo back to the end of the last
-       of them that ended by u (the run reopened there), instead of to the start. A run that
-       processors were taken from since is marked void (start NaN): it may have been cut. */
-    int runs, head;
-    double run_start[MEMO_RUNS], run_end[MEMO_RUNS], run_g[MEMO_RUNS];
 } RunMemo;
 
 typedef struct Change {
@@ -440,85 +443,274 @@ memo_clear(RunMemo *m, double now)
     m->x = now;
     m->g = 0.0;
     m->a = NAN;
-    m->runs = 0;
-    m->head = 0;
 }
 
+/* where the run of threshold p open at t (just before t) starts, as the profile is now;
+   NaN if none is open there (the runs' starts are breakpoints, or now) */
+static double
+run_open_at(const ProfileObject *self, long long p, double t, double now)
+{
+    const double *times = self->times;
+    const long long *free = self->free;
+    Py_ssize_t i = bisect_left_d(times, 0, self->n, t) - 1;
+    if (i < 0 || free[i] < p) {
+        return NAN;
+    }
+    while (i > 0 && times[i] > now && free[i - 1] >= p) {
+        i--;
+    }
+    return times[i] > now ? times[i] : now;
+}
+
+/* g takes the length of every run of threshold p, as the profile is now, that meets
+   [lo, hi) (hi <= x) and ends before x; a run still open at x is left to run_open_at */
+static void
+memo_measure(const ProfileObject *self, RunMemo *m, double lo, double hi, double now)
+{
+    const double *times = self->times;
+    const long long *free = self->free;
+    Py_ssize_t last = self->n - 1;
+    long long p = m->p;
+    double x = m->x;
+    Py_ssize_t k = bisect_right_d(times, 0, self->n, lo) - 1;
+    if (k < 0) {
+        k = 0;
+    }
+    double a = NAN;
+    if (free[k] >= p) { /* back to where the run that holds lo starts */
+        while (k > 0 && times[k] > now && free[k - 1] >= p) {
+            k--;
+        }
+        a = times[k] > now ? times[k] : now;
+    }
+    double g = m->g;
+    for (;;) {
+        if (k >= last || times[k + 1] >= x) {
+            break; /* a run open here is open at x */
+        }
+        k++;
+        double pos = times[k];
+        if (free[k] >= p) {
+            if (isnan(a)) {
+                a = pos;
+            }
+        }
+        else if (!isnan(a)) {
+            if (pos - a > g) {
+                g = pos - a;
+            }
+            a = NAN;
+            if (pos >= hi) {
+                break;
+            }
+        }
+        else if (pos >= hi) {
+            break;
+        }
+    }
+    m->g = g;
+}
+
+/* -- compress's level bounds ----------------------------------------------------------
+ *
+ * Most jobs a compression looks at cannot move, and for nearly all of them no run that
+ * starts before their start is long enough: they could only move to where the run open
+ * at their start begins. The level bounds say so without a memo. The runs of threshold
+ * 2^L (level L) hold every run of a threshold p >= 2^L, so for each level a max-Fenwick
+ * tree over time buckets (fixed at the start of the compression) bounds the length of the
+ * level's runs by where they start (a run that reaches the last segment counted up to its
+ * start). They are measured once per compression; afterwards a move can only lengthen the
+ * runs that meet the processors it gave back (or those at the end of the profile, if it
+ * pushed the end further), and only those are measured again: the bounds only rise. */
+
+#define LEVEL_BUCKETS_MAX 1024
+/* a queue (a list) shorter than this or than the profile searches through the memos
+   alone: measuring the whole profile costs more than it saves on a few jobs (a queue
+   longer than the profile is a crowded one, where most jobs share breakpoints) */
+static Py_ssize_t levels_min_queue = 64; /* 0 (tests): always, whatever the length */
+/* how far a measure walks past the change before it takes a run as unbounded (a profile
+   with processors free nearly everywhere has runs as long as the profile) */
+#define LEVEL_WALK 64
+
+/* the highest level L with 2^L <= f (capped at the top level), or -1 if f < 1 */
 static inline int
-run_slot(const RunMemo *m, int k) /* k-th remembered run, 0 the oldest */
+level_of(long long f, int levels)
 {
-    return (m->head + k) % MEMO_RUNS;
+    if (f < 1) {
+        return -1;
+    }
+    int L = 63 - __builtin_clzll((unsigned long long)f);
+    return L < levels ? L : levels - 1;
 }
 
-static void
-memo_push_run(RunMemo *m, double start, double end, double g_before)
+/* the time bucket of t: equal widths from lv_origin, the last one open-ended (a
+   nondecreasing function of t) */
+static inline Py_ssize_t
+level_bucket(const ProfileObject *self, double t)
 {
-    int slot;
-    if (m->runs == MEMO_RUNS) { /* forget the oldest */
-        slot = m->head;
-        m->head = (m->head + 1) % MEMO_RUNS;
+    double b = (t - self->lv_origin) * self->lv_scale;
+    if (!(b > 0.0)) {
+        return 0;
     }
-    else {
-        slot = run_slot(m, m->runs++);
+    if (b >= (double)(self->lv_buckets - 1)) {
+        return self->lv_buckets - 1;
     }
-    m->run_start[slot] = start;
-    m->run_end[slot] = end;
-    m->run_g[slot] = g_before;
+    return (Py_ssize_t)b;
 }
 
-/* the number of remembered runs that ended before t (they are in order of their ends) */
-static int
-runs_ended_before(const RunMemo *m, double t)
+/* a run of level L that starts in bucket b is len long */
+static inline void
+level_raise(ProfileObject *self, int L, Py_ssize_t b, double len)
 {
-    int lo = 0, hi = m->runs;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (m->run_end[run_slot(m, mid)] < t) {
-            lo = mid + 1;
+    Py_ssize_t buckets = self->lv_buckets;
+    double *tree = self->lv_tree + (Py_ssize_t)L * buckets;
+    for (; b < buckets; b |= b + 1) {
+        if (!(tree[b] < len)) {
+            break; /* a node covers its children's ranges: the rest hold at least len */
         }
-        else {
-            hi = mid;
-        }
+        tree[b] = len;
     }
-    return lo;
 }
 
-/* processors given back from u on (u < x): back to the end of the last intact run that
-   ended by u, that run open again; to the start if none */
-static void
-memo_back_to(RunMemo *m, double u, double now)
+/* the longest run of level L that starts in buckets 0..b */
+static inline double
+level_longest(const ProfileObject *self, int L, Py_ssize_t b)
 {
-    int k = runs_ended_before(m, u);
-    if (k < m->runs && m->run_end[run_slot(m, k)] == u) {
-        k++; /* ended exactly at u: the given processors may extend it, it is reopened */
+    const double *tree = self->lv_tree + (Py_ssize_t)L * self->lv_buckets;
+    double m = 0.0;
+    for (; b >= 0; b = (b & (b + 1)) - 1) {
+        if (tree[b] > m) {
+            m = tree[b];
+        }
     }
-    while (k > 0) {
-        int slot = run_slot(m, --k);
-        if (!isnan(m->run_start[slot])) {
-            m->runs = k;
-            m->x = m->run_end[slot];
-            m->a = m->run_start[slot];
-            m->g = m->run_g[slot];
+    return m;
+}
+
+/* raise the bounds to the length of every level run that meets [lo, hi) */
+static void
+levels_measure(ProfileObject *self, double lo, double hi, double now)
+{
+    const double *times = self->times;
+    const long long *free = self->free;
+    Py_ssize_t last = self->n - 1;
+    int levels = self->levels;
+    double run_start[64];
+    Py_ssize_t run_bucket[64];
+    Py_ssize_t k = bisect_right_d(times, 0, self->n, lo) - 1;
+    if (k < 0) {
+        k = 0;
+    }
+    /* back to where the widest run that holds lo starts, or LEVEL_WALK segments back
+       (then the runs open there may start anywhere before: bound at once, as infinite) */
+    int far = 0;
+    for (Py_ssize_t back = 0; free[k] >= 1 && k > 0 && times[k] > now && free[k - 1] >= 1;
+         back++) {
+        if (back == LEVEL_WALK) {
+            far = 1;
+            break;
+        }
+        k--;
+    }
+    double pos = times[k] > now ? times[k] : now;
+    int top = -1; /* the levels 0..top have a run open */
+    Py_ssize_t beyond = 0; /* segments walked from hi on */
+    for (;;) {
+        int t = level_of(free[k], levels);
+        for (; top > t; top--) {
+            level_raise(self, top, run_bucket[top], pos - run_start[top]);
+        }
+        if (far) {
+            far = 0;
+            for (int L = 0; L <= t; L++) {
+                level_raise(self, L, 0, HUGE_VAL);
+            }
+        }
+        if (pos >= hi && (top < 0 || ++beyond > LEVEL_WALK)) {
+            for (; top >= 0; top--) { /* the runs still open may go on far: unbounded */
+                level_raise(self, top, run_bucket[top], HUGE_VAL);
+            }
+            break;
+        }
+        if (top < t) {
+            Py_ssize_t b = level_bucket(self, pos);
+            for (; top < t; top++) {
+                run_start[top + 1] = pos;
+                run_bucket[top + 1] = b;
+            }
+        }
+        if (k == last) { /* runs open in the last segment: counted up to its start */
+            for (; top >= 0; top--) {
+                level_raise(self, top, run_bucket[top], pos - run_start[top]);
+            }
+            break;
+        }
+        k++;
+        pos = times[k];
+    }
+}
+
+/* buckets from the profile as it is, every level run measured; no bounds (levels 0) if
+   out of memory */
+static void
+levels_reset(ProfileObject *self, double now)
+{
+    int levels = self->total >= 1 ? level_of(self->total, 64) + 1 : 0;
+    Py_ssize_t n = self->n;
+    Py_ssize_t buckets = n < LEVEL_BUCKETS_MAX ? n : LEVEL_BUCKETS_MAX;
+    self->levels = 0;
+    if (levels == 0) {
+        return;
+    }
+    Py_ssize_t cells = buckets * levels;
+    if (cells > self->lv_tree_cap) {
+        double *tree = PyMem_Realloc(self->lv_tree, (size_t)cells * sizeof(double));
+        if (tree == NULL) {
             return;
         }
+        self->lv_tree = tree;
+        self->lv_tree_cap = cells;
     }
-    memo_clear(m, now);
+    /* the buckets share the profile's span (as it is now) equally */
+    double origin = self->times[0] > now ? self->times[0] : now;
+    double span = self->times[n - 1] - origin;
+    self->lv_origin = origin;
+    self->lv_scale = span > 0.0 && isfinite(span) ? (double)buckets / span : 0.0;
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        self->lv_tree[c] = 0.0;
+    }
+    self->lv_buckets = buckets;
+    self->levels = levels;
+    levels_measure(self, self->times[0], HUGE_VAL, now);
 }
 
-/* processors taken over [u, v): the remembered runs it touches may be cut */
+/* a job moved: it gave back [gu, gv) and took [tu, tv); last_time was the start of the
+   last segment before the move. (A move's new reservation ends before its old one did, so
+   it never pushes the end of the profile: the second measure is a guard.) */
 static void
-memo_void_runs(RunMemo *m, double u, double v)
+levels_after_move(ProfileObject *self, double gu, double gv, double tu, double tv,
+                  double last_time, double now)
 {
-    for (int k = runs_ended_before(m, u); k < m->runs; k++) {
-        int slot = run_slot(m, k);
-        if (!(m->run_start[slot] < v)) {
-            if (!isnan(m->run_start[slot])) {
-                break; /* this one and the later ones start after the change */
-            }
-            continue;
-        }
-        m->run_start[slot] = NAN;
+    if (gu < gv) {
+        levels_measure(self, gu, gv, now);
     }
+    if (self->times[self->n - 1] > last_time) {
+        levels_measure(self, tu, tv, now);
+    }
+}
+
+/* No run of threshold p that starts before s is r long: margin as in memo_excludes */
+static inline int
+levels_exclude(const ProfileObject *self, long long p, double r, double s, double now)
+{
+    if (!self->levels) {
+        return 0;
+    }
+    int L = level_of(p, self->levels);
+    if (L < 0) {
+        return 0;
+    }
+    double margin = 8.0 * DBL_EPSILON * (fabs(now) + fabs(s) + fabs(r));
+    return level_longest(self, L, level_bucket(self, s)) + margin < r;
 }
 
 /* the memo of threshold p in this compression, new if needed; NULL if out of memory */
@@ -593,6 +785,9 @@ memo_forget_all(ProfileObject *self)
 static int
 log_change(ProfileObject *self, double u, double v, int gives)
 {
+    if (!(u < v)) {
+        return 0; /* nothing changed */
+    }
     if (self->log_len == self->log_cap) {
         Py_ssize_t cap = self->log_cap ? self->log_cap * 2 : 64;
         if (cap > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Change)) {
@@ -611,34 +806,37 @@ log_change(ProfileObject *self, double u, double v, int gives)
     return 0;
 }
 
-/* bring a memo up to date with the changes logged since it was last used */
+/* Bring a memo up to date with the changes logged since it was last used, in place: the
+   runs that met processors given back are measured as the profile is now (g only needs to
+   stay an upper bound, and a run no change gave to lies inside a run the memo saw), and so
+   are the pieces of the open run if processors were taken from it. The open run's start
+   is then found again. Changes after x leave the memo as it is. */
 static void
 memo_replay(ProfileObject *self, RunMemo *m, double now)
 {
+    double x = m->x;
+    double a = m->a;
+    int touched = 0, cut_open = 0;
     for (Py_ssize_t e = m->seen; e < self->log_len; e++) {
         const Change *c = &self->log[e];
-        if (!(c->u < m->x)) {
+        if (!(c->u < x)) {
             continue; /* after everything scanned */
         }
-        int open = !isnan(m->a);
+        touched = 1;
         if (c->gives) {
-            if (open && c->u >= m->a) {
-                m->x = m->a; /* the runs ended before a are as they were */
-                m->a = NAN;
-            }
-            else {
-                memo_back_to(m, c->u, now);
-            }
+            memo_measure(self, m, c->u, c->v < x ? c->v : x, now);
         }
-        else {
-            memo_void_runs(m, c->u, c->v);
-            if (open && c->v > m->a) {
-                m->x = m->a; /* the open run may be cut: scan it again */
-                m->a = NAN;
-            }
+        else if (!isnan(a) && c->v > a) {
+            cut_open = 1;
         }
     }
     m->seen = self->log_len;
+    if (touched) {
+        if (cut_open) {
+            memo_measure(self, m, a, x, now);
+        }
+        m->a = run_open_at(self, m->p, x, now);
+    }
 }
 
 /* No run ended before the memo's x is at least r long. g is a float difference of two
@@ -682,7 +880,6 @@ memo_scan(ProfileObject *self, RunMemo *m, long long p, double r, double s)
                 m->a = a;
                 return a;
             }
-            memo_push_run(m, a, pos, g);
             double len = pos - a;
             if (len > g) {
                 g = len;
@@ -714,14 +911,8 @@ memo_earliest_start(ProfileObject *self, RunMemo *m, long long p, double r, doub
     if (s <= m->x) {
         /* scanned past s already, and no run ended before s fits: only the run open at s
            can take the job; find where it starts */
-        Py_ssize_t i = bisect_left_d(self->times, 0, self->n, s) - 1;
-        if (i < 0 || self->free[i] < p) {
-            return s;
-        }
-        while (i > 0 && self->times[i] > now && self->free[i - 1] >= p) {
-            i--;
-        }
-        return self->times[i] > now ? self->times[i] : now;
+        double a = run_open_at(self, p, s, now);
+        return isnan(a) ? s : a;
     }
     double found = memo_scan(self, m, p, r, s);
     if (!isnan(found)) {
@@ -742,7 +933,7 @@ p_reset(ProfileObject *self, long long total, double origin)
     self->n = 1;
     self->valid = 0;
     self->version++;
-    self->unordered = 0;
+    self->unordered = isnan(origin); /* only a NaN makes the breakpoints unsorted */
 }
 
 static PyObject *
@@ -768,6 +959,10 @@ Profile_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->log = NULL;
     self->log_len = 0;
     self->log_cap = 0;
+    self->levels = 0;
+    self->lv_buckets = 0;
+    self->lv_tree = NULL;
+    self->lv_tree_cap = 0;
     /* a usable (empty, 0-processor) profile even if __init__ is never called */
     if (ensure_room(self, 1) < 0) {
         Py_DECREF(self);
@@ -809,6 +1004,7 @@ Profile_dealloc(ProfileObject *self)
     PyMem_Free(self->best);
     PyMem_Free(self->memo);
     PyMem_Free(self->log);
+    PyMem_Free(self->lv_tree);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1087,6 +1283,94 @@ get_longlong(PyObject *seq, PyObject *key, long long *out)
     return 0;
 }
 
+/* A sequence of floats read (and written) by index: through its buffer when it is a flat
+   array of C doubles that is not a list (array.array('d'), numpy float64), which saves a
+   Python float per access; else, and for any index that is not an int in range, through
+   get_double / PyObject_SetItem as before. */
+typedef struct {
+    PyObject *obj;
+    Py_buffer view;
+    int has_view;
+} DoubleSeq;
+
+static void
+doubles_open(DoubleSeq *d, PyObject *obj)
+{
+    d->obj = obj;
+    d->has_view = 0;
+    if (PyList_Check(obj) || !PyObject_CheckBuffer(obj)) {
+        return;
+    }
+    if (PyObject_GetBuffer(obj, &d->view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND) < 0) {
+        PyErr_Clear();
+        return;
+    }
+    const char *f = d->view.format;
+    if (d->view.ndim == 1 && d->view.itemsize == (Py_ssize_t)sizeof(double) && f != NULL &&
+        (strcmp(f, "d") == 0 || strcmp(f, "=d") == 0 || strcmp(f, "@d") == 0)) {
+        d->has_view = 1;
+    }
+    else {
+        PyBuffer_Release(&d->view);
+    }
+}
+
+static void
+doubles_close(DoubleSeq *d)
+{
+    if (d->has_view) {
+        PyBuffer_Release(&d->view);
+        d->has_view = 0;
+    }
+}
+
+/* the buffer slot of key, or NULL (then the generic path) */
+static inline double *
+doubles_slot(DoubleSeq *d, PyObject *key)
+{
+    if (!d->has_view || !PyLong_CheckExact(key)) {
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(key);
+    if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_ssize_t n = d->view.len / (Py_ssize_t)sizeof(double);
+    if (i < 0) {
+        i += n;
+    }
+    return i >= 0 && i < n ? (double *)d->view.buf + i : NULL;
+}
+
+static inline int
+doubles_get(DoubleSeq *d, PyObject *key, double *out)
+{
+    double *slot = doubles_slot(d, key);
+    if (slot != NULL) {
+        *out = *slot;
+        return 0;
+    }
+    return get_double(d->obj, key, out);
+}
+
+static inline int
+doubles_set(DoubleSeq *d, PyObject *key, double value)
+{
+    double *slot = doubles_slot(d, key);
+    if (slot != NULL) {
+        *slot = value;
+        return 0;
+    }
+    PyObject *x = PyFloat_FromDouble(value);
+    if (x == NULL) {
+        return -1;
+    }
+    int rc = PyObject_SetItem(d->obj, key, x);
+    Py_DECREF(x);
+    return rc;
+}
+
 static PyObject *
 Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
 {
@@ -1106,17 +1390,25 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
         Py_DECREF(moved);
         return NULL;
     }
+    DoubleSeq starts;
+    doubles_open(&starts, start_at);
     PyObject *j;
     /* Python code may run inside the loop (iterators, __index__, __float__, item
        destructors): nothing below keeps a pointer into the profile's arrays across it, and
        a change it makes to the profile is seen by the version check */
     memo_forget_all(self);
     int use_memo = !self->unordered && isfinite(now) && !p_overbooked(self);
+    self->levels = 0;
+    int long_queue = !PyList_Check(jobs) || levels_min_queue == 0 ||
+                     (PyList_GET_SIZE(jobs) >= levels_min_queue && PyList_GET_SIZE(jobs) >= self->n);
+    if (use_memo && long_queue) {
+        levels_reset(self, now);
+    }
     unsigned long long expected = self->version;
     while ((j = PyIter_Next(it)) != NULL) {
         double start, r, new_start;
         long long p;
-        if (get_double(start_at, j, &start) < 0) {
+        if (doubles_get(&starts, j, &start) < 0) {
             goto error;
         }
         if (start <= now) {
@@ -1130,6 +1422,10 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
             memo_forget_all(self);
             expected = self->version;
             use_memo = use_memo && !p_overbooked(self);
+            self->levels = 0;
+            if (use_memo && long_queue) {
+                levels_reset(self, now);
+            }
         }
         /* With a memo, the search itself sees at once a job that cannot move: the test
            below (whose running maximum each move invalidates) is left out. Python reads
@@ -1137,10 +1433,22 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
         RunMemo *m = NULL;
         int have_r = use_memo && !self->unordered && p > 0 && isfinite(start) &&
                      peek_double(duration, j, &r);
+        int settled = 0;
         if (have_r && r > 0 && isfinite(r)) {
-            m = memo_get(self, p, now);
+            if (levels_exclude(self, p, r, start, now)) {
+                /* no run before the job fits it: only the run open at its start can
+                   take it */
+                double a = run_open_at(self, p, start, now);
+                new_start = isnan(a) ? start : a;
+                settled = 1;
+            }
+            else {
+                m = memo_get(self, p, now);
+            }
         }
-        if (m == NULL) {
+        if (settled) {
+        }
+        else if (m == NULL) {
             if (p_max_free_before(self, start) < p) {
                 Py_DECREF(j);
                 continue; /* never enough processors free before it: cannot move */
@@ -1149,7 +1457,9 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 goto error;
             }
         }
-        if (m != NULL) {
+        if (settled) {
+        }
+        else if (m != NULL) {
             new_start = memo_earliest_start(self, m, p, r, start, now);
         }
         else if (p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
@@ -1160,29 +1470,36 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 PyErr_SetString(PyExc_OverflowError, "processor count out of the 64-bit range");
                 goto error;
             }
-            if (p_add(self, start, start + r, p) < 0 ||
-                p_add(self, new_start, new_start + r, -p) < 0) {
+            /* processors given back over [gu, gv), taken over [tu, tv) */
+            double gu = start, gv = start + r, tu = new_start, tv = new_start + r;
+            if ((settled || m != NULL) && tv > gu) {
+                /* the reservation slides (in a profile of finite, unoverflowed counts):
+                   only the parts that do not overlap change, the same profile in the end */
+                double overlap_end = tv;
+                tv = gu;
+                gu = overlap_end;
+            }
+            double last_time = self->times[self->n - 1];
+            if (p_add(self, gu, gv, p) < 0 || p_add(self, tu, tv, -p) < 0) {
                 goto error;
             }
             expected = self->version;
-            if (use_memo && (log_change(self, start, start + r, 1) < 0 ||
-                             log_change(self, new_start, new_start + r, 0) < 0)) {
+            if (use_memo && (log_change(self, gu, gv, 1) < 0 || log_change(self, tu, tv, 0) < 0)) {
                 PyErr_Clear(); /* out of memory for the log: go on without memos */
                 use_memo = 0;
+                self->levels = 0;
             }
-            PyObject *x = PyFloat_FromDouble(new_start);
-            if (x == NULL) {
-                goto error;
+            if (self->levels) {
+                levels_after_move(self, gu, gv, tu, tv, last_time, now);
             }
-            int rc = PyObject_SetItem(start_at, j, x);
-            Py_DECREF(x);
-            if (rc < 0 || PyList_Append(moved, j) < 0) {
+            if (doubles_set(&starts, j, new_start) < 0 || PyList_Append(moved, j) < 0) {
                 goto error;
             }
         }
         Py_DECREF(j);
     }
     Py_DECREF(it);
+    doubles_close(&starts);
     if (PyErr_Occurred()) { /* the iterator failed */
         Py_DECREF(moved);
         return NULL;
@@ -1192,6 +1509,7 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
 error:
     Py_DECREF(j);
     Py_DECREF(it);
+    doubles_close(&starts);
     Py_DECREF(moved);
     return NULL;
 }
@@ -1207,6 +1525,8 @@ split_due(PyObject *module, PyObject *args, PyObject *kwds)
                                      &start_at, &now)) {
         return NULL;
     }
+    DoubleSeq starts;
+    doubles_open(&starts, start_at);
     PyObject *due = PyList_New(0);
     PyObject *kept = PyList_New(0);
     if (due == NULL || kept == NULL) {
@@ -1218,7 +1538,7 @@ split_due(PyObject *module, PyObject *args, PyObject *kwds)
         PyObject *j = PyList_GET_ITEM(jobs, i);
         Py_INCREF(j);
         double t;
-        if (get_double(start_at, j, &t) < 0) {
+        if (doubles_get(&starts, j, &t) < 0) {
             Py_DECREF(j);
             goto error;
         }
@@ -1237,6 +1557,7 @@ split_due(PyObject *module, PyObject *args, PyObject *kwds)
             goto error;
         }
     }
+    doubles_close(&starts);
     if (PyList_GET_SIZE(due) > 0 &&
         PyList_SetSlice(jobs, 0, PyList_GET_SIZE(jobs), kept) < 0) {
         goto error;
@@ -1245,6 +1566,7 @@ split_due(PyObject *module, PyObject *args, PyObject *kwds)
     return Py_BuildValue("(Nd)", due, next);
 
 error:
+    doubles_close(&starts);
     Py_XDECREF(due);
     Py_XDECREF(kept);
     return NULL;
@@ -1314,7 +1636,24 @@ static PyTypeObject ProfileType = {
     .tp_getset = Profile_getset,
 };
 
+/* _set_levels_min_queue(n): the queue length from which compress uses its level bounds
+   (0: always); returns the previous value. For the tests, which drive short queues. */
+static PyObject *
+set_levels_min_queue(PyObject *module, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t old = levels_min_queue;
+    levels_min_queue = n < 0 ? 0 : n;
+    return PyLong_FromSsize_t(old);
+}
+
 static PyMethodDef module_methods[] = {
+    {"_set_levels_min_queue", (PyCFunction)set_levels_min_queue, METH_O,
+     "_set_levels_min_queue(n)\n--\n\nFrom which queue length compress uses its level "
+     "bounds (0: always); returns the previous value. For tests."},
     {"split_due", (PyCFunction)(void (*)(void))split_due, METH_VARARGS | METH_KEYWORDS,
      "split_due(jobs, start_at, now)\n--\n\n"
      "Take out of ``jobs`` (a list, in place, order kept) every job whose ``start_at`` is "

@@ -9,14 +9,16 @@ A lazily extended running maximum of free processors (``max_free_before``) answe
 any moment before t with p processors free?" in one bisection; conservative backfilling asks
 it for every waiting job at every compression, and the answer is usually no.
 
-The C type (``_cprofile.c``) computes the same compression through per-size run memos when
-queues are long (each job's search goes on from where the last job of its size stopped);
-this class keeps the plain search, and is the oracle the memos are tested against.
+The C type (``_cprofile.c``) computes the same compression faster on long queues: bounds of
+the runs of free processors per power-of-two threshold settle most jobs at once, and
+per-size run memos carry a search on from where the last job of its size stopped. This
+class keeps the plain search, and is the oracle they are tested against.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import MutableSequence, Sequence
 
 from schedlab.errors import PolicyError
 
@@ -181,9 +183,9 @@ class Profile:
     def compress(
         self,
         jobs: list[int],
-        start_at: list[float],
-        procs: list[int],
-        duration: list[float],
+        start_at: MutableSequence[float],
+        procs: Sequence[int],
+        duration: Sequence[float],
         now: float,
     ) -> list[int]:
         """Move each reservation of ``jobs``, in order, to its earliest start (CBF, SPEC 4).
@@ -214,7 +216,7 @@ class Profile:
         return list(zip(self.times, self.free))
 
 
-def split_due(jobs: list[int], start_at: list[float], now: float) -> tuple[list[int], float]:
+def split_due(jobs: list[int], start_at: Sequence[float], now: float) -> tuple[list[int], float]:
     """Take out of ``jobs`` (in place, order kept) every job whose ``start_at`` is <= now.
 
     Returns those jobs, in ``jobs`` order, and the earliest ``start_at`` of the jobs left

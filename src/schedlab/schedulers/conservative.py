@@ -9,12 +9,15 @@ Why compression is cheap: a job can only move earlier if, at some moment before 
 reservation, at least as many processors as it needs are free. The running maximum of free
 processors over the profile answers that with one bisection, so the profile is searched only
 for jobs that may move, and recomputed only after one did. Under overload (thousands
-waiting, hundreds moving per early end) the C profile goes further: a job's search goes on
-from where the previous job of its size stopped (its run memos, see ``_cprofile.c``).
+waiting, hundreds moving per early end) the C profile goes further: bounds of the runs of
+free processors settle nearly every job with one lookup (only the run open at its start
+can take it), and the others search on from where the previous job of their size stopped
+(see ``_cprofile.c``). The reservations are an ``array('d')`` it reads and writes in place.
 """
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import ClassVar, cast
 
@@ -58,7 +61,9 @@ class ConservativeBackfilling:
         self._waiting: list[int] = []  # reserved, not started; arrival order
         self._arrivals: list[int] = []  # submitted this instant, not yet reserved
         # per-job state, one entry per submitted job (appended by on_submit)
-        self.reserved_at: list[float] = []  # current reservation (start)
+        # current reservation (start): C doubles, which the C profile reads and writes in
+        # place (a list would cost a Python float per read and per move)
+        self.reserved_at: array[float] = array("d")
         self.first_reservation: list[float] = []  # reservation given at submission
         self._expected_end: list[float] = []  # of running jobs: start + requested time
         # a lower bound of the waiting jobs' reservations (inf: none waits; -inf: unknown)
