@@ -511,6 +511,14 @@ memo_measure(const ProfileObject *self, RunMemo *m, double lo, double hi, double
     m->g = g;
 }
 
+/* A run's length is a float difference of two times: this margin covers its rounding
+   against the search's own test (a + r <= end) for runs between x and s. */
+static inline double
+fit_margin(double x, double s, double r)
+{
+    return 8.0 * DBL_EPSILON * (fabs(x) + fabs(s) + fabs(r));
+}
+
 /* -- compress's level bounds ----------------------------------------------------------
  *
  * Most jobs a compression looks at cannot move, and for nearly all of them no run that
@@ -698,7 +706,7 @@ levels_after_move(ProfileObject *self, double gu, double gv, double tu, double t
     }
 }
 
-/* No run of threshold p that starts before s is r long: margin as in memo_excludes */
+/* No run of threshold p that starts before s is r long (see fit_margin) */
 static inline int
 levels_exclude(const ProfileObject *self, long long p, double r, double s, double now)
 {
@@ -709,8 +717,7 @@ levels_exclude(const ProfileObject *self, long long p, double r, double s, doubl
     if (L < 0) {
         return 0;
     }
-    double margin = 8.0 * DBL_EPSILON * (fabs(now) + fabs(s) + fabs(r));
-    return level_longest(self, L, level_bucket(self, s)) + margin < r;
+    return level_longest(self, L, level_bucket(self, s)) + fit_margin(now, s, r) < r;
 }
 
 /* the memo of threshold p in this compression, new if needed; NULL if out of memory */
@@ -839,13 +846,11 @@ memo_replay(ProfileObject *self, RunMemo *m, double now)
     }
 }
 
-/* No run ended before the memo's x is at least r long. g is a float difference of two
-   times: the margin covers its rounding against the search's own test (a + r <= end). */
+/* No run ended before the memo's x is at least r long (see fit_margin). */
 static inline int
 memo_excludes(const RunMemo *m, double r, double s)
 {
-    double margin = 8.0 * DBL_EPSILON * (fabs(m->x) + fabs(s) + fabs(r));
-    return m->g + margin < r;
+    return m->g + fit_margin(m->x, s, r) < r;
 }
 
 /* Scan runs of threshold p from the memo's x until s: the start of the first run that ends
@@ -1446,24 +1451,18 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 m = memo_get(self, p, now);
             }
         }
-        if (settled) {
+        if (m != NULL) {
+            new_start = memo_earliest_start(self, m, p, r, start, now);
         }
-        else if (m == NULL) {
+        else if (!settled) { /* the plain search */
             if (p_max_free_before(self, start) < p) {
                 Py_DECREF(j);
                 continue; /* never enough processors free before it: cannot move */
             }
-            if (!have_r && get_double(duration, j, &r) < 0) {
+            if ((!have_r && get_double(duration, j, &r) < 0) ||
+                p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
                 goto error;
             }
-        }
-        if (settled) {
-        }
-        else if (m != NULL) {
-            new_start = memo_earliest_start(self, m, p, r, start, now);
-        }
-        else if (p_earliest_start(self, p, r, now, start, start, &new_start) < 0) {
-            goto error;
         }
         if (new_start < start) {
             if (p == LLONG_MIN) {
