@@ -11,7 +11,10 @@ For each policy and size (``--jobs``, default 10k, 20k, 40k, 80k) a child proces
 and computes the summary. Reported: the simulation alone (``sim``), generation + estimates +
 simulation + metrics (``e2e``), the child's peak resident memory (its own
 ``resource.getrusage``), and the log-log slope of simulation time against jobs (1 = linear,
-2 = quadratic) between successive sizes and from the first size to the last.
+2 = quadratic) between successive sizes and from the first size to the last. For
+conservative and DBF, ``moves`` counts the reservations their compressions moved: any
+compression that gives the same schedule writes each of them, so the slope of the moves is
+the least slope the simulation time can have.
 
 At overload the queue grows without bound, so a policy whose pass looks at every waiting job
 turns quadratic here while staying fast on real traces. ``--timeout`` (seconds, per run)
@@ -51,13 +54,23 @@ wl = add_estimates(load_workload(spec), seed=est_seed)
 if policy == "dbf":
     from schedlab.workload.deadlines import mark_non_priority
     wl = mark_non_priority(wl, every=3, deadline="a")
+moves = None
+if policy in ("conservative", "dbf"):
+    from schedlab.schedulers.conservative import ConservativeBackfilling
+    compress = ConservativeBackfilling._compress
+    moves = 0
+    def counted(self, now):
+        global moves
+        got = compress(self, now)
+        moves = moves + got if isinstance(got, int) and moves is not None else None
+    ConservativeBackfilling._compress = counted
 result = schedlab.simulate(wl, policy, **json.loads(params))
 summary = result.summary()
 t2 = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"sim": result.raw.wall_time, "e2e": t2 - t1, "jobs": len(wl), "rss": peak,
                   "wait": summary["mean_wait_time"], "c_profile": USING_C_PROFILE,
-                  "src": schedlab.__file__}))
+                  "src": schedlab.__file__, "moves": moves}))
 """
 
 
@@ -120,7 +133,7 @@ def main() -> None:
         print(f"\n{policy} {json.dumps(params) if params else ''}".rstrip())
         print(
             f"{'variant':<9} {'jobs':>7} {'sim':>10} {'e2e':>10} {'peak MiB':>9} "
-            f"{'slope':>7}  mean wait (s)   profile"
+            f"{'slope':>7} {'moves':>8}  mean wait (s)   profile"
         )
         timed_out: set[str] = set()
         best: dict[tuple[str, int], dict | None] = {}
@@ -145,7 +158,7 @@ def main() -> None:
                     continue
                 got = best[(label, n)]
                 prev = [(m, best[(label, m)]) for m in sizes if m < n and best.get((label, m))]
-                s = rss = wait = "-"
+                s = rss = wait = moves = "-"
                 profile = ""
                 if prev:
                     m, g = prev[-1]
@@ -156,9 +169,11 @@ def main() -> None:
                     rss = f"{got['rss']:.0f}"
                     wait = f"{got['wait']:.1f}"
                     profile = "C" if got["c_profile"] else "pure Python"
+                    if got.get("moves") is not None:
+                        moves = f"{got['moves'] / 1e6:.2f}M"
                 print(
                     f"{label:<9} {n:>7} {fmt_time(got and got['sim'], args.timeout):>10} "
-                    f"{fmt_time(got and got['e2e'], args.timeout):>10} {rss:>9} {s:>7}  "
+                    f"{fmt_time(got and got['e2e'], args.timeout):>10} {rss:>9} {s:>7} {moves:>8}  "
                     f"{wait:>13}   {profile}"
                 )
                 row = got or {"timeout": args.timeout}
@@ -170,6 +185,9 @@ def main() -> None:
             if first and last and len(sizes) > 1:
                 s = slope(sizes[0], first["sim"], sizes[-1], last["sim"])
                 print(f"{label}: slope {sizes[0]} -> {sizes[-1]} jobs: {s:.2f}")
+                if first.get("moves") and last.get("moves"):
+                    s = slope(sizes[0], first["moves"], sizes[-1], last["moves"])
+                    print(f"{label}: slope of the moves: {s:.2f} (no exact compression does less)")
             elif first and len(sizes) > 1:
                 # a lower bound: the first size that ran out of time took at least the timeout
                 stop = next(m for m in sizes if (label, m) in best and best[(label, m)] is None)

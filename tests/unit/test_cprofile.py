@@ -258,23 +258,30 @@ class BookedTwinProfiles(TwinProfiles):
     no segment is ever overbooked. The C compression then searches through its level bounds
     and run memos (an overbooked profile turns them off), and must still agree with the
     Python one. The C twin's starts are a list or, as the policies keep them, an
-    array('d') (read and written through its buffer)."""
+    array('d') (read and written through its buffer). A short level walk makes the bounds
+    unbounded early, so that the levels the measures then skip are exercised too."""
 
     @initialize(
         total=st.integers(1, 16),
         origin=st.sampled_from([0.0, 3.0, 1e9 + 0.5]),
         as_array=st.booleans(),
+        level_walk=st.sampled_from([64, 2, 0]),
     )
-    def setup(self, total: int, origin: float, as_array: bool = False) -> None:  # type: ignore[override]
+    def setup(  # type: ignore[override]
+        self, total: int, origin: float, as_array: bool = False, level_walk: int = 64
+    ) -> None:
         TwinProfiles.setup(self, total, origin)
         if as_array:
             self.start_c = array("d")  # type: ignore[assignment]
         # the level bounds serve long queues only: here, every compression uses them
         self._levels_from = _cprofile._set_levels_min_queue(0)
+        self._walk_from = _cprofile._set_level_walk(level_walk)
 
     def teardown(self) -> None:
         if hasattr(self, "_levels_from"):
             _cprofile._set_levels_min_queue(self._levels_from)
+        if hasattr(self, "_walk_from"):
+            _cprofile._set_level_walk(self._walk_from)
 
     @rule(p=st.integers(1, 16), offset=OFFSET, length=DURATION)
     def reserve(self, p: int, offset: float, length: float) -> None:
@@ -416,6 +423,36 @@ def test_bad_types_raise_type_error() -> None:
     assert_twins(PyProfile(4), p)  # nothing changed
 
 
+@pytest.mark.parametrize("level_walk", [64, 0])
+def test_compress_measures_a_run_a_move_lengthened(level_walk: int) -> None:
+    """A move that gives processors back at the end of a run of several segments makes that
+    run long enough for a later job: the level bounds must measure it from its real start
+    (the walk back crosses a segment of another level), or, past the level walk, take it as
+    unbounded (then level 0 excludes nothing more and is no longer measured).
+
+    Two processors, compression at 0: [0, 6) free 2 (an early end), [6, 10) full, [10, 12)
+    free 2, [12, 14) free 1, [14, 20) job 0 (2 processors), [20, 30) full, [30, 39) job 1
+    (1 processor) beside a running one. Job 0 moves to 0 and gives back [14, 20): the run
+    of one free processor [10, 20) is then 10 long, and job 1 (9 long) moves to 10 (before
+    the move, no run of the profile was 9 long: the bounds alone would keep job 1 put)."""
+    walk_from = _cprofile._set_level_walk(level_walk)
+    queue_from = _cprofile._set_levels_min_queue(0)
+    try:
+        got = []
+        running = [(6, 10, 2), (12, 14, 1), (20, 30, 2), (30, 39, 1)]
+        for prof in (PyProfile(2), CProfile(2)):
+            for start, end, p in [*running, (14, 20, 2), (30, 39, 1)]:  # then jobs 0 and 1
+                prof.reserve(float(start), float(end), p)
+            starts = array("d", [14.0, 30.0])
+            moved = prof.compress([0, 1], starts, [2, 1], [6.0, 9.0], 0.0)
+            got.append((moved, list(starts), prof.segments()))
+    finally:
+        _cprofile._set_level_walk(walk_from)
+        _cprofile._set_levels_min_queue(queue_from)
+    assert got[0][:2] == ([0, 1], [0.0, 10.0])
+    assert got[1] == got[0]
+
+
 @pytest.mark.parametrize("as_array", [False, True])
 def test_compress_errors_match(as_array: bool) -> None:
     """Bad indices: the same IndexError as the Python class (list semantics, -1 wraps),
@@ -528,8 +565,17 @@ def random_run(seed: int, steps: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_big_randomized_run(seed: int) -> None:
-    random_run(seed, 3000)
+@pytest.mark.parametrize("levels", ["as tuned", "always", "always, short walks"])
+def test_big_randomized_run(seed: int, levels: str) -> None:
+    """As tuned, short queues skip the level bounds; forced on, every compression uses
+    them, and short walks bound runs as unbounded early (and stop measuring those levels)."""
+    queue_from = _cprofile._set_levels_min_queue(64 if levels == "as tuned" else 0)
+    walk_from = _cprofile._set_level_walk(2 if levels.endswith("short walks") else 64)
+    try:
+        random_run(seed, 3000)
+    finally:
+        _cprofile._set_levels_min_queue(queue_from)
+        _cprofile._set_level_walk(walk_from)
 
 
 def test_no_leaks() -> None:

@@ -55,6 +55,7 @@ typedef struct {
     /* compress's level bounds: levels max-Fenwick trees of lv_buckets time buckets each
        (levels 0 when not in use) */
     int levels;
+    int lv_low; /* levels below it are unbounded from bucket 0 on: no longer measured */
     Py_ssize_t lv_buckets;
     double lv_origin, lv_scale; /* see level_bucket */
     double *lv_tree;
@@ -529,7 +530,11 @@ fit_margin(double x, double s, double r)
  * level's runs by where they start (a run that reaches the last segment counted up to its
  * start). They are measured once per compression; afterwards a move can only lengthen the
  * runs that meet the processors it gave back (or those at the end of the profile, if it
- * pushed the end further), and only those are measured again: the bounds only rise. */
+ * pushed the end further), and only those are measured again: the bounds only rise.
+ * A level whose bound is infinite from the first bucket on excludes nothing any more: it is
+ * no longer measured (on a profile with processors free nearly everywhere the low levels
+ * are soon so, and their long runs were most of what the measures walked), and once every
+ * level is, the compression goes on without bounds. */
 
 #define LEVEL_BUCKETS_MAX 1024
 /* a queue (a list) shorter than this or than the profile searches through the memos
@@ -538,7 +543,7 @@ fit_margin(double x, double s, double r)
 static Py_ssize_t levels_min_queue = 64; /* 0 (tests): always, whatever the length */
 /* how far a measure walks past the change before it takes a run as unbounded (a profile
    with processors free nearly everywhere has runs as long as the profile) */
-#define LEVEL_WALK 64
+static Py_ssize_t level_walk = 64; /* tests set it lower, to reach the unbounded cases */
 
 /* the highest level L with 2^L <= f (capped at the top level), or -1 if f < 1 */
 static inline int
@@ -594,47 +599,56 @@ level_longest(const ProfileObject *self, int L, Py_ssize_t b)
     return m;
 }
 
-/* raise the bounds to the length of every level run that meets [lo, hi) */
+/* raise the bounds to the length of every run of a level from `from` (and lv_low) on that
+   meets [lo, hi); then lv_low passes the levels that became unbounded from bucket 0 */
 static void
-levels_measure(ProfileObject *self, double lo, double hi, double now)
+levels_measure(ProfileObject *self, double lo, double hi, int from, double now)
 {
     const double *times = self->times;
     const long long *free = self->free;
     Py_ssize_t last = self->n - 1;
     int levels = self->levels;
+    int low = self->lv_low > from ? self->lv_low : from;
     double run_start[64];
     Py_ssize_t run_bucket[64];
+    if (low >= levels) {
+        return; /* no bounds, or none that can change */
+    }
+    long long need = 1LL << low; /* the lowest threshold measured */
     Py_ssize_t k = bisect_right_d(times, 0, self->n, lo) - 1;
     if (k < 0) {
         k = 0;
     }
-    /* back to where the widest run that holds lo starts, or LEVEL_WALK segments back
+    /* back to where the widest run that holds lo starts, or level_walk segments back
        (then the runs open there may start anywhere before: bound at once, as infinite) */
     int far = 0;
-    for (Py_ssize_t back = 0; free[k] >= 1 && k > 0 && times[k] > now && free[k - 1] >= 1;
-         back++) {
-        if (back == LEVEL_WALK) {
+    for (Py_ssize_t back = 0;
+         free[k] >= need && k > 0 && times[k] > now && free[k - 1] >= need; back++) {
+        if (back == level_walk) {
             far = 1;
             break;
         }
         k--;
     }
     double pos = times[k] > now ? times[k] : now;
-    int top = -1; /* the levels 0..top have a run open */
+    int top = low - 1; /* the levels low..top have a run open */
     Py_ssize_t beyond = 0; /* segments walked from hi on */
     for (;;) {
         int t = level_of(free[k], levels);
+        if (t < low - 1) {
+            t = low - 1;
+        }
         for (; top > t; top--) {
             level_raise(self, top, run_bucket[top], pos - run_start[top]);
         }
         if (far) {
             far = 0;
-            for (int L = 0; L <= t; L++) {
+            for (int L = low; L <= t; L++) {
                 level_raise(self, L, 0, HUGE_VAL);
             }
         }
-        if (pos >= hi && (top < 0 || ++beyond > LEVEL_WALK)) {
-            for (; top >= 0; top--) { /* the runs still open may go on far: unbounded */
+        if (pos >= hi && (top < low || ++beyond > level_walk)) {
+            for (; top >= low; top--) { /* the runs still open may go on far: unbounded */
                 level_raise(self, top, run_bucket[top], HUGE_VAL);
             }
             break;
@@ -647,13 +661,22 @@ levels_measure(ProfileObject *self, double lo, double hi, double now)
             }
         }
         if (k == last) { /* runs open in the last segment: counted up to its start */
-            for (; top >= 0; top--) {
+            for (; top >= low; top--) {
                 level_raise(self, top, run_bucket[top], pos - run_start[top]);
             }
             break;
         }
         k++;
         pos = times[k];
+    }
+    /* the Fenwick node of bucket 0 is in every prefix: infinite there, infinite for all */
+    low = self->lv_low;
+    while (low < levels && self->lv_tree[(Py_ssize_t)low * self->lv_buckets] == HUGE_VAL) {
+        low++;
+    }
+    self->lv_low = low;
+    if (low == levels) {
+        self->levels = 0; /* no level can exclude a job any more */
     }
 }
 
@@ -688,21 +711,35 @@ levels_reset(ProfileObject *self, double now)
     }
     self->lv_buckets = buckets;
     self->levels = levels;
-    levels_measure(self, self->times[0], HUGE_VAL, now);
+    self->lv_low = 0;
+    levels_measure(self, self->times[0], HUGE_VAL, 0, now);
 }
 
-/* a job moved: it gave back [gu, gv) and took [tu, tv); last_time was the start of the
-   last segment before the move. (A move's new reservation ends before its old one did, so
-   it never pushes the end of the profile: the second measure is a guard.) */
+/* a job of p processors moved: it gave back [gu, gv) and took [tu, tv); last_time was the
+   start of the last segment before the move. Only the levels whose threshold some segment
+   of [gu, gv) crossed have new runs: below the least count freed there before the move,
+   the runs are as they were (on a profile rarely full, level 0's runs are long, and
+   walking them was most of the measures' work). (A move's new reservation ends before its
+   old one did, so it never pushes the end of the profile: the second measure is a guard.) */
 static void
-levels_after_move(ProfileObject *self, double gu, double gv, double tu, double tv,
-                  double last_time, double now)
+levels_after_move(ProfileObject *self, long long p, double gu, double gv, double tu,
+                  double tv, double last_time, double now)
 {
     if (gu < gv) {
-        levels_measure(self, gu, gv, now);
+        const double *times = self->times;
+        const long long *free = self->free;
+        Py_ssize_t k = bisect_right_d(times, 0, self->n, gu) - 1;
+        long long least = free[k < 0 ? 0 : k];
+        for (k++; k < self->n && times[k] < gv; k++) {
+            if (free[k] < least) {
+                least = free[k];
+            }
+        }
+        /* least - p >= -total: no overflow */
+        levels_measure(self, gu, gv, level_of(least - p, self->levels) + 1, now);
     }
     if (self->times[self->n - 1] > last_time) {
-        levels_measure(self, tu, tv, now);
+        levels_measure(self, tu, tv, 0, now);
     }
 }
 
@@ -714,8 +751,8 @@ levels_exclude(const ProfileObject *self, long long p, double r, double s, doubl
         return 0;
     }
     int L = level_of(p, self->levels);
-    if (L < 0) {
-        return 0;
+    if (L < self->lv_low) {
+        return 0; /* unbounded (or p < 1) */
     }
     return level_longest(self, L, level_bucket(self, s)) + fit_margin(now, s, r) < r;
 }
@@ -965,6 +1002,7 @@ Profile_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->log_len = 0;
     self->log_cap = 0;
     self->levels = 0;
+    self->lv_low = 0;
     self->lv_buckets = 0;
     self->lv_tree = NULL;
     self->lv_tree_cap = 0;
@@ -1489,7 +1527,7 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 self->levels = 0;
             }
             if (self->levels) {
-                levels_after_move(self, gu, gv, tu, tv, last_time, now);
+                levels_after_move(self, p, gu, gv, tu, tv, last_time, now);
             }
             if (doubles_set(&starts, j, new_start) < 0 || PyList_Append(moved, j) < 0) {
                 goto error;
@@ -1649,10 +1687,27 @@ set_levels_min_queue(PyObject *module, PyObject *arg)
     return PyLong_FromSsize_t(old);
 }
 
+/* _set_level_walk(n): how many segments a level measure walks past a change before it
+   bounds the runs still open as infinite; returns the previous value. For the tests. */
+static PyObject *
+set_level_walk(PyObject *module, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t old = level_walk;
+    level_walk = n < 0 ? 0 : n;
+    return PyLong_FromSsize_t(old);
+}
+
 static PyMethodDef module_methods[] = {
     {"_set_levels_min_queue", (PyCFunction)set_levels_min_queue, METH_O,
      "_set_levels_min_queue(n)\n--\n\nFrom which queue length compress uses its level "
      "bounds (0: always); returns the previous value. For tests."},
+    {"_set_level_walk", (PyCFunction)set_level_walk, METH_O,
+     "_set_level_walk(n)\n--\n\nHow many segments a level measure walks before it bounds "
+     "the runs still open as infinite (64); returns the previous value. For tests."},
     {"split_due", (PyCFunction)(void (*)(void))split_due, METH_VARARGS | METH_KEYWORDS,
      "split_due(jobs, start_at, now)\n--\n\n"
      "Take out of ``jobs`` (a list, in place, order kept) every job whose ``start_at`` is "
