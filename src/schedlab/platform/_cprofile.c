@@ -354,9 +354,10 @@ p_delete(ProfileObject *self, Py_ssize_t i)
 }
 
 /* _add: 0, or -1 with MemoryError (profile untouched) or OverflowError (profile updated
-   with wrapped-around counts, still a valid structure) */
+   with wrapped-around counts, still a valid structure). If least is not NULL and the
+   interval is not empty, *least is the lowest count in it before the change. */
 static int
-p_add(ProfileObject *self, double start, double end, long long delta)
+p_add(ProfileObject *self, double start, double end, long long delta, long long *least)
 {
     if (end <= start) {
         return 0;
@@ -374,8 +375,15 @@ p_add(ProfileObject *self, double start, double end, long long delta)
     Py_ssize_t k = p_split(self, end, self->unordered ? 0 : i);
     long long *free = self->free;
     int overflow = 0;
+    long long low = LLONG_MAX;
     for (Py_ssize_t m = i; m < k; m++) {
+        if (free[m] < low) {
+            low = free[m];
+        }
         free[m] = add_ll(free[m], delta, &overflow);
+    }
+    if (least != NULL) {
+        *least = low;
     }
     /* restore canonical form at the two edges (k first: deleting it keeps i valid) */
     if (free[k] == free[k > 0 ? k - 1 : self->n - 1]) {
@@ -715,28 +723,19 @@ levels_reset(ProfileObject *self, double now)
     levels_measure(self, self->times[0], HUGE_VAL, 0, now);
 }
 
-/* a job of p processors moved: it gave back [gu, gv) and took [tu, tv); last_time was the
-   start of the last segment before the move. Only the levels whose threshold some segment
-   of [gu, gv) crossed have new runs: below the least count freed there before the move,
-   the runs are as they were (on a profile rarely full, level 0's runs are long, and
-   walking them was most of the measures' work). (A move's new reservation ends before its
-   old one did, so it never pushes the end of the profile: the second measure is a guard.) */
+/* a job moved: it gave back [gu, gv), where least processors were free at the least
+   before, and took [tu, tv); last_time was the start of the last segment before the move.
+   Only the levels whose threshold some segment of [gu, gv) crossed have new runs: up to
+   least's level, the runs are as they were (on a profile rarely full, level 0's runs are
+   long, and walking them was most of the measures' work). (A move's new reservation ends
+   before its old one did, so it never pushes the end of the profile: the second measure
+   is a guard.) */
 static void
-levels_after_move(ProfileObject *self, long long p, double gu, double gv, double tu,
+levels_after_move(ProfileObject *self, long long least, double gu, double gv, double tu,
                   double tv, double last_time, double now)
 {
     if (gu < gv) {
-        const double *times = self->times;
-        const long long *free = self->free;
-        Py_ssize_t k = bisect_right_d(times, 0, self->n, gu) - 1;
-        long long least = free[k < 0 ? 0 : k];
-        for (k++; k < self->n && times[k] < gv; k++) {
-            if (free[k] < least) {
-                least = free[k];
-            }
-        }
-        /* least - p >= -total: no overflow */
-        levels_measure(self, gu, gv, level_of(least - p, self->levels) + 1, now);
+        levels_measure(self, gu, gv, level_of(least, self->levels) + 1, now);
     }
     if (self->times[self->n - 1] > last_time) {
         levels_measure(self, tu, tv, 0, now);
@@ -1214,7 +1213,7 @@ Profile_reserve(ProfileObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_OverflowError, "processor count out of the 64-bit range");
         return NULL;
     }
-    if (p_add(self, start, end, -procs) < 0) {
+    if (p_add(self, start, end, -procs, NULL) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -1232,7 +1231,7 @@ Profile_release(ProfileObject *self, PyObject *args, PyObject *kwds)
     if (start < self->times[0]) {
         start = self->times[0];
     }
-    if (p_add(self, start, end, procs) < 0) {
+    if (p_add(self, start, end, procs, NULL) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -1517,7 +1516,8 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 gu = overlap_end;
             }
             double last_time = self->times[self->n - 1];
-            if (p_add(self, gu, gv, p) < 0 || p_add(self, tu, tv, -p) < 0) {
+            long long least = 0; /* the least count of [gu, gv) before the move */
+            if (p_add(self, gu, gv, p, &least) < 0 || p_add(self, tu, tv, -p, NULL) < 0) {
                 goto error;
             }
             expected = self->version;
@@ -1527,7 +1527,7 @@ Profile_compress(ProfileObject *self, PyObject *args, PyObject *kwds)
                 self->levels = 0;
             }
             if (self->levels) {
-                levels_after_move(self, p, gu, gv, tu, tv, last_time, now);
+                levels_after_move(self, least, gu, gv, tu, tv, last_time, now);
             }
             if (doubles_set(&starts, j, new_start) < 0 || PyList_Append(moved, j) < 0) {
                 goto error;
