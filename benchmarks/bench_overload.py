@@ -12,9 +12,10 @@ and computes the summary. Reported: the simulation alone (``sim``), generation +
 simulation + metrics (``e2e``), the child's peak resident memory (its own
 ``resource.getrusage``), and the log-log slope of simulation time against jobs (1 = linear,
 2 = quadratic) between successive sizes and from the first size to the last. For
-conservative and DBF, ``moves`` counts the reservations their compressions moved: any
-compression that gives the same schedule writes each of them, so the slope of the moves is
-the least slope the simulation time can have.
+conservative and DBF, ``read`` counts the waiting jobs their compressions looked at and
+``moves`` the reservations they moved: any compression that keeps the same reservations
+writes each of them, so the slope of the moves is the least slope the simulation time can
+have (the JSON output also has the number of compressions).
 
 At overload the queue grows without bound, so a policy whose pass looks at every waiting job
 turns quadratic here while staying fast on real traces. ``--timeout`` (seconds, per run)
@@ -54,14 +55,16 @@ wl = add_estimates(load_workload(spec), seed=est_seed)
 if policy == "dbf":
     from schedlab.workload.deadlines import mark_non_priority
     wl = mark_non_priority(wl, every=3, deadline="a")
-moves = None
+moves = reads = compressions = None
 if policy in ("conservative", "dbf"):
     from schedlab.schedulers.conservative import ConservativeBackfilling
     compress = ConservativeBackfilling._compress
-    moves = 0
+    moves = reads = compressions = 0
     def counted(self, now):
-        global moves
-        got = compress(self, now)
+        global moves, reads, compressions
+        compressions += 1
+        reads += len(self._waiting)
+        got = compress(self, now)  # older checkouts return None: no count
         moves = moves + got if isinstance(got, int) and moves is not None else None
     ConservativeBackfilling._compress = counted
 result = schedlab.simulate(wl, policy, **json.loads(params))
@@ -70,7 +73,8 @@ t2 = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"sim": result.raw.wall_time, "e2e": t2 - t1, "jobs": len(wl), "rss": peak,
                   "wait": summary["mean_wait_time"], "c_profile": USING_C_PROFILE,
-                  "src": schedlab.__file__, "moves": moves}))
+                  "src": schedlab.__file__, "moves": moves, "reads": reads,
+                  "compressions": compressions}))
 """
 
 
@@ -133,7 +137,7 @@ def main() -> None:
         print(f"\n{policy} {json.dumps(params) if params else ''}".rstrip())
         print(
             f"{'variant':<9} {'jobs':>7} {'sim':>10} {'e2e':>10} {'peak MiB':>9} "
-            f"{'slope':>7} {'moves':>8}  mean wait (s)   profile"
+            f"{'slope':>7} {'read':>8} {'moves':>8}  mean wait (s)   profile"
         )
         timed_out: set[str] = set()
         best: dict[tuple[str, int], dict | None] = {}
@@ -158,7 +162,7 @@ def main() -> None:
                     continue
                 got = best[(label, n)]
                 prev = [(m, best[(label, m)]) for m in sizes if m < n and best.get((label, m))]
-                s = rss = wait = moves = "-"
+                s = rss = wait = moves = reads = "-"
                 profile = ""
                 if prev:
                     m, g = prev[-1]
@@ -171,10 +175,12 @@ def main() -> None:
                     profile = "C" if got["c_profile"] else "pure Python"
                     if got.get("moves") is not None:
                         moves = f"{got['moves'] / 1e6:.2f}M"
+                    if got.get("reads") is not None:
+                        reads = f"{got['reads'] / 1e6:.1f}M"
                 print(
                     f"{label:<9} {n:>7} {fmt_time(got and got['sim'], args.timeout):>10} "
-                    f"{fmt_time(got and got['e2e'], args.timeout):>10} {rss:>9} {s:>7} {moves:>8}  "
-                    f"{wait:>13}   {profile}"
+                    f"{fmt_time(got and got['e2e'], args.timeout):>10} {rss:>9} {s:>7} "
+                    f"{reads:>8} {moves:>8}  {wait:>13}   {profile}"
                 )
                 row = got or {"timeout": args.timeout}
                 rows.append({"policy": policy, "variant": label, "jobs": n, **row})
