@@ -539,10 +539,10 @@ fit_margin(double x, double s, double r)
  * start). They are measured once per compression; afterwards a move can only lengthen the
  * runs that meet the processors it gave back (or those at the end of the profile, if it
  * pushed the end further), and only those are measured again: the bounds only rise.
- * A level whose bound is infinite from the first bucket on excludes nothing any more: it is
- * no longer measured (on a profile with processors free nearly everywhere the low levels
- * are soon so, and their long runs were most of what the measures walked), and once every
- * level is, the compression goes on without bounds. */
+ * A move's measure starts at the lowest level whose threshold it crossed (see
+ * levels_after_move). A level whose bound is infinite from the first bucket on excludes
+ * nothing any more: it is no longer measured, and once every level is, the compression
+ * goes on without bounds. */
 
 #define LEVEL_BUCKETS_MAX 1024
 /* a queue (a list) shorter than this or than the profile searches through the memos
