@@ -1673,32 +1673,33 @@ static PyTypeObject ProfileType = {
     .tp_getset = Profile_getset,
 };
 
-/* _set_levels_min_queue(n): the queue length from which compress uses its level bounds
-   (0: always); returns the previous value. For the tests, which drive short queues. */
+/* *slot = max(n, 0); the previous value (the test hooks below) */
 static PyObject *
-set_levels_min_queue(PyObject *module, PyObject *arg)
+set_tunable(Py_ssize_t *slot, PyObject *arg)
 {
     Py_ssize_t n = PyLong_AsSsize_t(arg);
     if (n == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    Py_ssize_t old = levels_min_queue;
-    levels_min_queue = n < 0 ? 0 : n;
+    Py_ssize_t old = *slot;
+    *slot = n < 0 ? 0 : n;
     return PyLong_FromSsize_t(old);
 }
 
+/* _set_levels_min_queue(n): the queue length from which compress uses its level bounds
+   (0: always). For the tests, which drive short queues. */
+static PyObject *
+set_levels_min_queue(PyObject *module, PyObject *arg)
+{
+    return set_tunable(&levels_min_queue, arg);
+}
+
 /* _set_level_walk(n): how many segments a level measure walks past a change before it
-   bounds the runs still open as infinite; returns the previous value. For the tests. */
+   bounds the runs still open as infinite. For the tests. */
 static PyObject *
 set_level_walk(PyObject *module, PyObject *arg)
 {
-    Py_ssize_t n = PyLong_AsSsize_t(arg);
-    if (n == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    Py_ssize_t old = level_walk;
-    level_walk = n < 0 ? 0 : n;
-    return PyLong_FromSsize_t(old);
+    return set_tunable(&level_walk, arg);
 }
 
 static PyMethodDef module_methods[] = {
