@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from schedlab.engine.durations import Amdahl
-from schedlab.moldable.cpa import CpaInstance, allocate, plan_cpa
+from schedlab.schedulers.moldable.cpa import CpaInstance, allocate, plan_cpa
 
 
 def hlw_chains(chains: int, pi: float, seed: int) -> CpaInstance:

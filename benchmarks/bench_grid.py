@@ -31,8 +31,8 @@ LOAD = 0.9
 
 CHILD = """
 import json, resource, sys, time
-from schedlab.grid.run import run_grid
-from schedlab.platform.description import load_platform
+from schedlab.simulation import run_grid
+from schedlab.grid.platforms import load_platform
 from schedlab.workload.models.grid import generate_grid, truncated_weibull_mean
 platform_file, jobs, meta = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 params = json.loads(sys.argv[4])

@@ -372,8 +372,9 @@ def run(
     """
     import time
 
+    from schedlab.outputs import check_table_path, write_table
     from schedlab.schedulers.registry import make_policy
-    from schedlab.simulation import check_table_path, simulate, write_table
+    from schedlab.simulation import simulate
     from schedlab.workload.load import load_workload
 
     clock = time.perf_counter()
@@ -947,6 +948,9 @@ def reproduce(
         )
     finally:
         bar.stop()
+    from schedlab.report.reproduce import draw_figures
+
+    draw_figures(paper, result, target)
     if as_json:
         print(json.dumps({**result.to_json(), "out": str(target)}))
         return
@@ -1125,16 +1129,19 @@ def grid_workload(
     generator: dict[str, Any],
     seed: int,
 ) -> Any:
-    """The grid workload of a run: the generator of Caron et al. (LIP RR-2005-13) on the
-    platform (``workload`` None), or an SWF trace replayed as a global or local stream."""
+    """The stream of a platform run: the one the platform ships with (``workload`` None:
+    its ``[stream]`` generator, by default that of Caron et al., LIP RR-2005-13), or an SWF
+    trace replayed as a global or local stream."""
     if workload is None:
-        from schedlab.workload.models.grid import generate_grid
+        from schedlab.workload.streams import platform_stream
 
         try:
-            return generate_grid(platform, **{"seed": seed, **generator})
-        except TypeError as exc:
-            raise ConfigError("--generator", generator, f"the generator's keys ({exc})") from None
-    from schedlab.grid.workload import GridWorkload
+            return platform_stream(platform, generator, seed)
+        except ConfigError as exc:
+            if exc.option.startswith("stream."):
+                raise ConfigError("--generator", generator, exc.allowed) from None
+            raise
+    from schedlab.workload.grid import GridWorkload
     from schedlab.workload.importers import read_trace
 
     return GridWorkload.from_swf(read_trace(workload, on_note=_note), platform, mode)
@@ -1200,17 +1207,18 @@ def grid_run(
     """Simulate a grid: a meta-scheduler over the platform's clusters (Caron et al., LIP
     RR-2005-13)."""
     from schedlab.grid.registry import make_meta_scheduler
-    from schedlab.grid.run import run_grid
-    from schedlab.simulation import check_table_path
+    from schedlab.metrics.grid import GROUP_KEYS, check_group_key
+    from schedlab.outputs import check_table_path
+    from schedlab.results import TDCS_GROUP_KEYS
+    from schedlab.simulation import run_grid
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
     params = _parse_params(param)
     if refresh is not None:
         params["refresh"] = refresh
     instance = make_meta_scheduler(meta, **params)
-    from schedlab.grid.run import GROUP_KEYS
-
-    if by is not None and by not in GROUP_KEYS:
-        raise ConfigError("--by", by, ", ".join(GROUP_KEYS))
+    if by is not None and by not in TDCS_GROUP_KEYS:
+        check_group_key(by)
     inputs = [workload, _input_path(workload), platform_file]
     for path, option in ((jobs_out, "--jobs-out"), (timeseries_out, "--timeseries-out")):
         if path is not None:
@@ -1219,22 +1227,24 @@ def grid_run(
     if jobs_out is not None and jobs_out == timeseries_out:
         raise ConfigError("--timeseries-out", str(timeseries_out), "a file other than --jobs-out")
     if platform_file is not None:
-        from schedlab.platform.description import load_platform
+        from schedlab.grid.platforms import load_platform_source
 
-        platform = load_platform(platform_file)
+        platform = load_platform_source(str(platform_file))  # a file, or builtin:NAME
     elif workload is not None:
-        from schedlab.grid.workload import derive_platform
+        from schedlab.workload.grid import derive_platform
         from schedlab.workload.importers import read_trace
 
         platform = derive_platform(read_trace(workload))
     else:
         raise ConfigError("PLATFORM", None, "a platform file, or --workload TRACE to derive one")
     wl = grid_workload(platform, workload, mode, _parse_items("--generator", generator or ""), seed)
+    if by is not None:  # a TDCS stream is also split by priority, origin or cluster
+        check_group_key(by, TDCS_GROUP_KEYS if isinstance(wl, TdcsWorkload) else GROUP_KEYS)
     result = run_grid(platform, wl, instance, seed=seed, check=check)
     if jobs_out is not None:
         result.write_jobs(jobs_out)
     if timeseries_out is not None:
-        from schedlab.simulation import write_table
+        from schedlab.outputs import write_table
 
         write_table(result.series(by), timeseries_out)
     summary = result.summary()
@@ -1407,7 +1417,7 @@ def workload_convert(
     MaxJobs/MaxRecords count the jobs written, and a `; schedlab:` header line records what
     was applied. OUTPUT is never the input; an existing OUTPUT needs --force.
     """
-    from schedlab.simulation import require_jobs
+    from schedlab.scenario import require_jobs
     from schedlab.workload import transforms
     from schedlab.workload.export import for_swf
     from schedlab.workload.importers import parse_source
@@ -1494,21 +1504,17 @@ def tdcs_run(
 ) -> None:
     """Simulate the system of Baranov and Tikhomirov (Computational Technologies 2017): a
     dispatcher over clusters with priority managers."""
-    from schedlab.simulation import check_table_path
-    from schedlab.tdcs.run import run_tdcs
-    from schedlab.tdcs.workload import TdcsWorkload, generate_tdcs
+    from schedlab.outputs import check_table_path
+    from schedlab.simulation import run_tdcs
+    from schedlab.workload.models.tdcs import TdcsWorkload, generate_tdcs
 
     if jobs_out is not None:
         check_table_path(jobs_out, option="--jobs-out")
         check_output(jobs_out, option="--jobs-out", force=force, inputs=[workload, platform_file])
-    if platform_file is None:
-        from schedlab.experiments.sweep import load_platform_source
+    from schedlab.grid.platforms import load_platform_source
 
-        platform = load_platform_source("builtin:tdcs")
-    else:
-        from schedlab.platform.description import load_platform
-
-        platform = load_platform(platform_file)
+    # a file, or builtin:NAME
+    platform = load_platform_source("builtin:tdcs" if platform_file is None else str(platform_file))
     if workload is None:
         wl = generate_tdcs(platform, hours=hours, load=load, seed=seed)
     else:

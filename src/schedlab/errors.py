@@ -80,3 +80,9 @@ class PolicyError(SchedlabError):
 
 class InvariantError(SchedlabError):
     """A simulation broke an invariant of SPEC section 1 (only raised with checking on)."""
+
+
+class PluginWarning(UserWarning):
+    """A third-party plug-in (an entry point of ``schedlab.policies`` or
+    ``schedlab.meta_schedulers``) is unusable and skipped: a warning, not an error, so that
+    one broken package leaves schedlab and the other plug-ins working (`registry`)."""

@@ -21,8 +21,12 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from schedlab.errors import OutputError
+from schedlab.errors import ConfigError, OutputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["STDOUT", "atomic_output", "check_output", "is_stdout", "same_file", "write_atomic"]
 
@@ -133,3 +137,29 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Fal
         if fsync:
             fh.flush()
             os.fsync(fh.fileno())
+
+
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+
+
+def check_table_path(path: str | os.PathLike[str], option: str = "path") -> Path:
+    """A path a table can be written to: known extension, existing folder (or ``-``,
+    standard output, as CSV)."""
+    p = Path(path)
+    if is_stdout(path):
+        return p
+    if p.suffix.lower() not in TABLE_SUFFIXES:
+        raise ConfigError(option, str(path), ["FILE.csv", "FILE.parquet"])
+    if not p.parent.is_dir():
+        raise ConfigError(option, str(path), "a file in an existing directory")
+    return p
+
+
+def write_table(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Write ``frame`` as .csv or .parquet (chosen by the extension), whole or not at all."""
+    p = check_table_path(path)
+    with atomic_output(p) as tmp:
+        if is_stdout(p) or p.suffix.lower() == ".csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)

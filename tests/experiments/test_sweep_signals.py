@@ -25,7 +25,7 @@ WITHOUT_PRCTL = """
 import os, threading, time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
-from schedlab.experiments import runner
+from schedlab.experiments import workers as runner
 
 runner._set_parent_death_signal = lambda: False  # as on a system without prctl
 
@@ -108,7 +108,7 @@ def test_sigterm_stops_a_dask_sweep_and_its_cluster(tmp_path: Path) -> None:
 SIGNAL_DURING_WAIT = """
 import signal, sys, threading
 from concurrent.futures import ThreadPoolExecutor
-from schedlab.experiments import runner
+from schedlab.experiments import workers as runner
 
 signum = getattr(signal, sys.argv[1])
 real_wait = runner.wait
@@ -131,7 +131,7 @@ def free(future):  # from another thread, as the pool's manager thread would tak
 
 with ThreadPoolExecutor(2) as pool:
     futures = [pool.submit(lambda i=i: i) for i in range(4)]
-    with runner._stop_on_sigterm():
+    with runner.stop_on_sigterm():
         try:
             for future in runner.completed_runs(futures):
                 log.append("recorded")

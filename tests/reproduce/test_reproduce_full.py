@@ -15,6 +15,7 @@ import pytest
 from schedlab.experiments.reproduce.dbf import reproduce_dbf
 from schedlab.experiments.reproduce.pps import reproduce_pps
 from schedlab.experiments.reproduce.published import DBF_TABLES, PPS_TABLES
+from schedlab.report.reproduce import draw_figures
 from workloads import SHARED_WORKLOADS, trace_path
 
 pytestmark = [pytest.mark.reproduce, pytest.mark.trace]
@@ -24,14 +25,18 @@ pytestmark = [pytest.mark.reproduce, pytest.mark.trace]
 def dbf_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     trace_path("SDSC-BLUE-2000-4.2-cln.swf.gz")
     out = Path(tmp_path_factory.mktemp("dbf"))
-    return reproduce_dbf(SHARED_WORKLOADS, out).rows
+    result = reproduce_dbf(SHARED_WORKLOADS, out)
+    draw_figures("dbf", result, out)  # as `schedlab reproduce dbf` does
+    return result.rows
 
 
 @pytest.fixture(scope="module")
 def pps_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     trace_path("KTH-SP2-1996-2.swf.gz")
     out = Path(tmp_path_factory.mktemp("pps"))
-    return reproduce_pps(SHARED_WORKLOADS, out).rows
+    result = reproduce_pps(SHARED_WORKLOADS, out)
+    draw_figures("pps", result, out)  # as `schedlab reproduce pps` does
+    return result.rows
 
 
 def _dbf_change(row: dict[str, Any], key: str) -> float:

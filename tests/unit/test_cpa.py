@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import schedlab
 from schedlab.engine.durations import RIGID, Amdahl, SpeedupModel
 from schedlab.errors import ConfigError, PolicyError
-from schedlab.moldable.cpa import (
+from schedlab.schedulers import make_policy
+from schedlab.schedulers.moldable.cpa import (
     CpaInstance,
     CpaParams,
     CpaPlan,
@@ -29,7 +30,6 @@ from schedlab.moldable.cpa import (
     list_schedule,
     plan_cpa,
 )
-from schedlab.schedulers import make_policy
 from schedlab.workload.job import N_FIELDS, F, Workload
 
 SETTINGS = settings(derandomize=True, max_examples=60, deadline=None)

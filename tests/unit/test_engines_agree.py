@@ -18,8 +18,8 @@ import schedlab
 from schedlab.engine.actors import DirectDispatch
 from schedlab.engine.kernel import JobSpecs, Kernel
 from schedlab.platform.pool import PoolSpec
+from schedlab.scenario import raw_run_of
 from schedlab.schedulers import make_policy
-from schedlab.simulation import raw_run_of
 from schedlab.workload.dependencies import dependencies
 from schedlab.workload.job import F
 from schedlab.workload.models.tsafrir import add_estimates

@@ -20,7 +20,7 @@ from moldable_instances import chain_workload, run_checked
 from schedlab.engine.decisions import Decision, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
-from schedlab.moldable.fs import (
+from schedlab.schedulers.moldable.fs import (
     FairShare,
     FairShare05,
     FairShare05Params,

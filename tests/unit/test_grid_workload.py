@@ -18,8 +18,11 @@ import pytest
 from scipy import integrate, stats
 
 from schedlab.errors import ConfigError, WorkloadError
-from schedlab.grid.workload import GridWorkload, derive_platform
-from schedlab.platform.description import Platform, Queue, Site, load_platform
+from schedlab.grid.context import GridContext
+from schedlab.grid.platforms import load_platform
+from schedlab.platform.description import Platform, Queue, Site
+from schedlab.scenario import platform_jobs
+from schedlab.workload.grid import GridWorkload, derive_platform
 from schedlab.workload.job import F, Workload
 from schedlab.workload.models.grid import (
     DEFAULT_SIZE_SCALE,
@@ -80,7 +83,7 @@ def test_job_specs_send_meta_jobs_to_actor_0_and_local_jobs_to_their_pool() -> N
     """Global stream -> target_actor 0 (no pool); local -> target_pool p (no actor);
     requested work = work; the organisation in attributes["org"] and as the user."""
     w = small()
-    js = w.job_specs()
+    js = platform_jobs(w)
     assert js.release_at == [1.0, 3.0, 3.0, 5.0]
     assert js.target_actor == [-1, 0, -1, 0]
     assert js.target_pool == [2, -1, 0, -1]
@@ -91,7 +94,7 @@ def test_job_specs_send_meta_jobs_to_actor_0_and_local_jobs_to_their_pool() -> N
     assert js.user == [1, 1, 0, 0]
     assert js.parent == [-1] * 4
     assert len(js) == 4
-    assert w.job_specs(actor=3).target_actor == [-1, 3, -1, 3]
+    assert platform_jobs(w, actor=3).target_actor == [-1, 3, -1, 3]
 
 
 @pytest.mark.parametrize(
@@ -300,7 +303,7 @@ def test_derive_platform_capacities_are_peak_concurrency(lcg_cut: Workload) -> N
     assert [s.nodes for s in p.sites] == [peaks[i] for i in ids]
     assert all(q.groups == ((1.0, q.nodes),) and q.policy == "fcfs" for q in p.queues())
     assert all(q.t_max == math.inf for q in p.queues())
-    assert p.context().message_time == (0.0,) * len(ids)
+    assert GridContext.of(p).message_time == (0.0,) * len(ids)
     header = {
         int(line.split()[1]): line.split()[2]
         for line in lcg_cut.header
@@ -325,7 +328,7 @@ def test_lcg_replay_modes(lcg_cut: Workload) -> None:
     assert local.stream.tolist() == [rank[p] for p in partition.tolist()]
     glob = GridWorkload.from_swf(lcg_cut, mode="global")
     assert np.all(glob.stream == -1)
-    assert set(glob.job_specs().target_actor) == {0}
+    assert set(platform_jobs(glob).target_actor) == {0}
     # a platform file's sites, in order: here a derived one with a queue added in front
     derived = derive_platform(lcg_cut)
     sites = tuple(

@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from schedlab.cli import app
-from schedlab.experiments.sweep import load_run_workload, load_sweep
+from schedlab.experiments.scenarios import load_run_workload
+from schedlab.experiments.sweep import load_sweep
 from schedlab.workload import load
 from schedlab.workload.load import load_workload
 from schedlab.workload.swf import read_swf

@@ -296,3 +296,64 @@ def test_every_policy_runs_unchanged_inside_pools(policy: str) -> None:
     assert powers <= {1.0, 2.0} and 2.0 in powers
     assert set(np.unique(run.node_power[run.pool == 1]).tolist()) == {1.5}
     assert not run.killed[run.pool == 1].any() or kernel.kill_on_overrun
+
+
+class OnePilot(DirectDispatch):
+    """Spawns one pilot at the first instant, runs every job it receives inside it, and
+    ends the pilot when they are done."""
+
+    listens: ClassVar[frozenset[JobEvent]] = frozenset(JobEvent)
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        super().setup(index, platform)
+        self.pilot = -1
+        self.asked = False
+        self.running = 0
+        self.platform = platform
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        if event is JobEvent.SPAWNED:
+            self.pilot = job
+        elif job != self.pilot and event in (JobEvent.ENDED, JobEvent.KILLED):
+            self.running -= 1
+
+    def schedule(self, now: float) -> list[Any]:
+        if not self.asked:
+            self.asked = True
+            return [Spawn(0, 2, 1000.0, tag="pilot")]
+        if self.pilot < 0 or self.platform.state[self.pilot] != 2:  # not running yet
+            return []
+        out: list[Any] = [RunIn(j, self.pilot) for j in self._arrived]
+        self.running += len(self._arrived)
+        self._arrived.clear()
+        if not out and not self.running and not self.platform.unreleased[0]:
+            out.append(End(self.pilot))
+        return out
+
+
+def test_a_spawned_job_has_every_column_a_root_has() -> None:
+    """The job table grows every per-job column for a spawned job, as for a root: after a
+    run with a pilot, every column (and every attribute) has one value per job, the pilot's
+    are the declared start values where nothing set them, and no per-job list of the table
+    lives outside its declared columns."""
+    jobs = specs([(0.0, 5.0, 1), (1.0, 5.0, 1)], target_actor=0, attributes={"org": [3, 4]})
+    kernel = Kernel(
+        jobs=jobs,
+        pools=[(PoolSpec.cluster(4), make_policy("fcfs"))],
+        actors=[OnePilot(0)],
+        tracer=KernelChecker(),
+    )
+    run = kernel.run()
+    table = kernel.jobs
+    assert run.spawned == 1 and len(table) == 3
+    declared = {name for name, _ in table.COLUMNS}
+    lists = {name for name, value in vars(table).items() if isinstance(value, list)}
+    assert lists == declared
+    for name in declared:
+        assert len(getattr(table, name)) == 3, name
+    assert table.attributes["org"][:2] == [3, 4] and np.isnan(table.attributes["org"][2])
+    pilot = 2
+    assert table.tag[pilot] == "pilot" and table.open_ended[pilot]
+    assert table.user[pilot] == -1 and table.parent[pilot] == -1 and table.work[pilot] == np.inf
+    assert run.host.tolist() == [pilot, pilot, -1]
+    assert run.finished_at[pilot] >= max(run.finished_at[:2])

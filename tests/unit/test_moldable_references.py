@@ -20,7 +20,13 @@ from schedlab.engine.decisions import Start
 from schedlab.engine.durations import Amdahl
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
-from schedlab.moldable.references import RandomReference, RandParams, Ref4, RefN, SlotParams
+from schedlab.schedulers.moldable.references import (
+    RandomReference,
+    RandParams,
+    Ref4,
+    RefN,
+    SlotParams,
+)
 from schedlab.schedulers.registry import make_policy
 from schedlab.workload.dependencies import dependencies
 

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 
 from schedlab.errors import OutputError
-from schedlab.outputs import atomic_output, check_output, write_atomic
-from schedlab.simulation import write_table
+from schedlab.outputs import atomic_output, check_output, write_atomic, write_table
 from schedlab.workload.models.lublin import generate_lublin
 from schedlab.workload.swf import read_swf, write_swf
 

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from schedlab.errors import ConfigError
+from schedlab.grid.context import GridContext
+from schedlab.grid.platforms import load_platform
 from schedlab.platform.description import (
-    DEFAULT_REFERENCE_POOL,
     NO_NETWORK,
     Link,
     Platform,
     Queue,
-    ReferencePool,
     Site,
-    load_platform,
 )
+from schedlab.platform.nodes import DEFAULT_REFERENCE_POOL, ReferencePool
 from schedlab.platform.pool import PoolSpec
 from schedlab.platform.service import Constant, Empirical, Exponential, Uniform
 from schedlab.schedulers.registry import make_policy
@@ -205,12 +205,12 @@ def test_link_transfer_time() -> None:
 
 def test_context_message_times() -> None:
     """One control message crosses the site's LAN and the WAN (latencies + size/bandwidth)."""
-    dirac = load_platform(DIRAC).context(seed=4)
+    dirac = GridContext.of(load_platform(DIRAC), seed=4)
     assert dirac.pool_names == ("site1/default", "site2/default", "site3/default")
     assert dirac.pool_sites == (0, 1, 2)
     assert dirac.seed == 4
     assert dirac.message_time == pytest.approx((0.00264,) * 3)
-    het = load_platform(HETEROGENEOUS).context()
+    het = GridContext.of(load_platform(HETEROGENEOUS))
     wan = 0.05 + 30e3 / (1000 * 125e3)
     lan = {
         "lyon": 0.0001 + 30e3 / (10000 * 125e3),
@@ -258,7 +258,7 @@ def test_programmatic_platform_merges_groups_and_checks_names() -> None:
     p = Platform(sites=(site,))
     assert p.total_nodes == 8
     assert p.mean_power == pytest.approx(10 / 8)
-    assert p.context().message_time == (0.0,)
+    assert GridContext.of(p).message_time == (0.0,)
     with pytest.raises(ConfigError, match="unique site names"):
         Platform(sites=(site, site))
     with pytest.raises(ConfigError, match="without"):

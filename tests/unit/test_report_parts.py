@@ -218,3 +218,30 @@ def test_smooth_step_keeps_the_area_and_a_constant() -> None:
     assert not is_step and np.allclose(ys, 7.0)
     short = figures.smooth_step(times[:10], values[:10])
     assert np.array_equal(short[0], times[:10]) and short[2]
+
+
+def test_reproduction_figures_are_drawn_from_its_data_after_its_tables(tmp_path: Path) -> None:
+    """A reproduction only computes; `draw_figures` draws what its ``figure_data`` holds and
+    lists the files after the tables'; an unknown paper is a ConfigError naming the papers."""
+    from schedlab.experiments.reproduce import REPRODUCTIONS
+    from schedlab.experiments.reproduce.common import Reproduction
+    from schedlab.report.reproduce import _DRAWERS, draw_figures
+
+    assert set(_DRAWERS) == set(REPRODUCTIONS)
+    parts = ("global_queue_time", "transfer_time", "local_queue_time", "run_time")
+    result = Reproduction(
+        "paper",
+        rows=[],
+        tables=[("t", ["a"], [["1"]])],
+        figure_data={
+            "means": {"tdcs": dict.fromkeys(parts, 1.0), "random": dict.fromkeys(parts, 2.0)},
+            "horizon": [[1, 10.0, 20.0], [None, 12.0, 18.0]],
+        },
+    )
+    result.write(tmp_path)
+    paths = draw_figures("tdcs", result, tmp_path)
+    assert [p.name for p in paths] == ["tdcs_components.svg", "tdcs_horizon.svg"]
+    assert result.files[-2:] == paths and result.files[0].name == "rows.json"
+    assert all(p.stat().st_size > 1000 for p in paths)
+    with pytest.raises(ConfigError, match="dbf"):
+        draw_figures("nope", result, tmp_path)

@@ -11,14 +11,8 @@ import pytest
 import schedlab
 from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig
-from schedlab.experiments.sweep import (
-    Sweep,
-    apply_transforms,
-    load_run_workload,
-    load_sweep,
-    parse_sweep,
-    resolve_workload,
-)
+from schedlab.experiments.scenarios import apply_transforms, load_run_workload, resolve_workload
+from schedlab.experiments.sweep import Sweep, load_sweep, parse_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

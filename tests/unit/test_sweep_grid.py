@@ -18,16 +18,10 @@ from schedlab.cli import app
 from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig
 from schedlab.experiments.runner import execute_run, run_sweep
+from schedlab.experiments.scenarios import load_grid_run, load_run_workload
 from schedlab.experiments.store import ResultStore
-from schedlab.experiments.sweep import (
-    GRID_WORKLOAD_KEYS,
-    Sweep,
-    load_grid_run,
-    load_platform_source,
-    load_run_workload,
-    load_sweep,
-    parse_sweep,
-)
+from schedlab.experiments.sweep import GRID_WORKLOAD_KEYS, Sweep, load_sweep, parse_sweep
+from schedlab.grid.platforms import load_platform_source
 from schedlab.metrics.summary import all_summary_keys
 
 if sys.version_info >= (3, 11):
@@ -216,7 +210,7 @@ def test_builtin_platform_is_the_example_file() -> None:
     """builtin:dirac (paper 001's Table 2, shipped in the package) reads exactly like
     examples/platform-dirac.toml."""
     from schedlab.examples_files import example_text
-    from schedlab.platform.description import load_platform
+    from schedlab.grid.platforms import load_platform
 
     assert tomllib.loads(example_text("platform-dirac")) == tomllib.loads(PLATFORM.read_text())
     built_in = load_platform_source("builtin:dirac")

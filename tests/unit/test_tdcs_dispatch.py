@@ -12,11 +12,12 @@ import pytest
 
 from schedlab.errors import ConfigError
 from schedlab.grid.registry import make_meta_scheduler
-from schedlab.grid.workload import GridWorkload
 from schedlab.platform.description import NO_NETWORK, Link, Platform, Queue, Site
-from schedlab.tdcs.network import Network
-from schedlab.tdcs.run import TdcsResult, run_tdcs
-from schedlab.tdcs.workload import TdcsWorkload
+from schedlab.platform.network import Network
+from schedlab.results import Result as TdcsResult
+from schedlab.simulation import run_tdcs
+from schedlab.workload.grid import GridWorkload
+from schedlab.workload.models.tdcs import TdcsWorkload
 
 
 def platform(clusters: list[tuple[float, int]], lan: Link = NO_NETWORK, **kw: Any) -> Platform:

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from schedlab.errors import ConfigError
-from schedlab.experiments.sweep import load_platform_source
-from schedlab.tdcs.run import CONFIGURATIONS, run_tdcs
-from schedlab.tdcs.workload import TdcsWorkload, generate_tdcs, offered_load
+from schedlab.grid.platforms import load_platform_source
+from schedlab.grid.tdcs import CONFIGURATIONS
+from schedlab.simulation import run_tdcs
 from schedlab.workload.job import Workload
+from schedlab.workload.models.tdcs import TdcsWorkload, generate_tdcs, offered_load
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +24,7 @@ def plat():  # type: ignore[no-untyped-def]
 
 
 def test_builtin_platform_is_the_example_file(plat) -> None:  # type: ignore[no-untyped-def]
-    from schedlab.platform.description import load_platform
+    from schedlab.grid.platforms import load_platform
 
     example = load_platform(ROOT / "examples" / "platform-tdcs.toml")
     assert plat.pool_specs() == example.pool_specs()

@@ -1,8 +1,8 @@
 """The discrete-event engine: event order, the run loop, decisions and invariant checks."""
 
 from schedlab.engine.decisions import Decision, Kill, Start, Suspend, WakeAt
+from schedlab.engine.fastpath import RawRun, Simulator
 from schedlab.engine.protocol import ClusterView, Policy
-from schedlab.engine.simulator import RawRun, Simulator
 
 __all__ = [
     "ClusterView",

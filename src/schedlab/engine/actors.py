@@ -19,7 +19,17 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 from schedlab.engine.decisions import ActorDecision, Dispatch
 
-__all__ = ["Actor", "DirectDispatch", "JobEvent", "PlatformView", "PoolState"]
+__all__ = [
+    "Actor",
+    "BaseActor",
+    "DirectDispatch",
+    "JobEvent",
+    "PlatformView",
+    "PoolState",
+    "Selective",
+    "listened_events",
+    "watched_pools",
+]
 
 
 class JobEvent(IntEnum):
@@ -154,7 +164,54 @@ class Actor(Protocol):
     def schedule(self, now: float) -> list[ActorDecision]: ...
 
 
-class DirectDispatch:
+@runtime_checkable
+class Selective(Protocol):
+    """What an actor may add to `Actor` (optional; `BaseActor` has both): ``listens``, the
+    `JobEvent` kinds it is told of (default: all), and ``watches``, the pools whose every start
+    and end it hears, its own jobs or not (read right after ``setup``; default: none)."""
+
+    listens: frozenset[JobEvent]
+    watches: Sequence[int]
+
+
+class BaseActor:
+    """An actor that does nothing: inherit it and define only the hooks you need.
+
+    It hears every job event (``listens``), watches no pool (``watches``), and its hooks
+    ignore what they are told; ``schedule`` must be defined by the subclass.
+    """
+
+    name: ClassVar[str] = "actor"
+    listens: ClassVar[frozenset[JobEvent]] = frozenset(JobEvent)
+    watches: Sequence[int] = ()
+
+    def setup(self, index: int, platform: PlatformView) -> None:
+        pass
+
+    def on_arrival(self, job: int) -> None:
+        pass
+
+    def on_message(self, message: object) -> None:
+        pass
+
+    def on_job_event(self, job: int, event: JobEvent) -> None:
+        pass
+
+
+def listened_events(actor: object) -> list[bool]:
+    """Which job events ``actor`` is told of, by `JobEvent` value (its optional ``listens``;
+    default: all)."""
+    listens = getattr(actor, "listens", JobEvent)
+    return [e in listens for e in JobEvent]
+
+
+def watched_pools(actor: object) -> Sequence[int]:
+    """The pools whose every start and end ``actor`` hears (its optional ``watches``, read
+    right after its ``setup``; default: none)."""
+    return tuple(getattr(actor, "watches", ()))
+
+
+class DirectDispatch(BaseActor):
     """The trivial meta-scheduler: every job that arrives goes to one pool, at once.
 
     With it a one-pool platform behaves exactly like a job stream fed to the pool directly;
@@ -174,12 +231,6 @@ class DirectDispatch:
 
     def on_arrival(self, job: int) -> None:
         self._arrived.append(job)
-
-    def on_message(self, message: object) -> None:
-        pass
-
-    def on_job_event(self, job: int, event: JobEvent) -> None:
-        pass
 
     def schedule(self, now: float) -> list[ActorDecision]:
         out: list[ActorDecision] = [Dispatch(j, self.pool, self.delay) for j in self._arrived]

@@ -21,7 +21,7 @@ from schedlab.engine.protocol import ClusterView, Policy
 from schedlab.errors import InvariantError
 
 if TYPE_CHECKING:
-    from schedlab.engine.simulator import RawRun, Simulator
+    from schedlab.engine.fastpath import RawRun, Simulator
 
 _EPS = 1e-6
 _DONE_STATE = int(JobState.DONE)
@@ -184,20 +184,20 @@ class KernelChecker:
         if end < start:
             raise InvariantError(f"job {j}: a run segment from {start} to {end}")
         self.segments.setdefault(j, []).append((start, end))
-        if k._host[j] < 0:  # (payloads run in their host's time; pilots are capped too)
+        if k.jobs.host[j] < 0:  # (payloads run in their host's time; pilots are capped too)
             key = (j, k.where[j])
             spent = self.pool_time.get(key, 0.0) + end - start
             self.pool_time[key] = spent
             t_max = k.pools[k.where[j]].t_max
             if spent > t_max * (1 + _EPS) + _EPS:
                 raise InvariantError(f"job {j} ran {spent} s in a pool whose t_max is {t_max}")
-        if k._open_ended[j]:
+        if k.jobs.open_ended[j]:
             return
         q = k.alloc_procs[j]
-        expected = k._model[j].time_factor(q) / k.node_power[j]
-        if abs(k._factor[j] - expected) > _EPS * expected:
+        expected = k.jobs.model[j].time_factor(q) / k.node_power[j]
+        if abs(k.jobs.factor[j] - expected) > _EPS * expected:
             raise InvariantError(
-                f"job {j} ran at {k._factor[j]} s per work unit on {q} processors of power "
+                f"job {j} ran at {k.jobs.factor[j]} s per work unit on {q} processors of power "
                 f"{k.node_power[j]}; its model gives {expected}"
             )
         if not 0.0 <= overhead <= end - start:
@@ -245,16 +245,16 @@ class KernelChecker:
                 raise InvariantError(f"job {j} ended before it started")
             parent = k.specs.parent[j] if j < k.n else -1
             if parent >= 0:
-                ready = k.finished_at[parent] + max(k._think[j], 0.0)
+                ready = k.finished_at[parent] + max(k.jobs.think[j], 0.0)
                 if k.submitted_at[j] < ready - _EPS * max(1.0, abs(ready)):
                     raise InvariantError(
                         f"job {j} was released at {k.submitted_at[j]}, before its parent "
                         f"{parent} ended (+ think time) at {ready}"
                     )
-            if k._open_ended[j]:
+            if k.jobs.open_ended[j]:
                 continue
             done = self.work.get(j, 0.0)
-            work = k._work[j]
+            work = k.jobs.work[j]
             tol = _EPS * max(1.0, work)
             if not k.killed[j] and abs(done - work) > tol:
                 raise InvariantError(f"job {j}: work not conserved, did {done} of its {work}")

@@ -1,20 +1,32 @@
-"""Event kinds and the tie rule that orders events of one instant (SPEC section 1).
+"""Event kinds and the tie rule that orders the events of one instant (SPEC section 1).
 
-At one instant the engine applies, in this order:
+Both loops apply the events of one instant before any scheduling pass, in three **ranks**:
 
-1. every completion (a job reaching its end, or its requested time under kill_on_overrun),
-   in job order;
-2. every submission, in job order;
-3. wake-ups a policy asked for (they carry no job, they only cause a pass);
+1. ``ENDS``: completions (a job reaching its end, or the limit that kills it) and, in the
+   kernel, node releases (a batch system noticing an end mu_env after it), in job order;
+2. ``DELIVERIES``: submissions; in the kernel every delivery of a job (its release to an
+   actor or a pool, its arrival at a pool after a transfer, its admission into the queue
+   after mu_rec), in job order, then messages between actors, in the order they were sent;
+3. ``WAKES``: wake-ups a policy or an actor asked for (they carry no job, they only cause a
+   pass).
 
-and only then calls the policy's ``schedule`` once. "Job order" is the order of the
-workload: submit time, then position in the trace. Completions come first so that a job
-submitted at the very instant another ends sees the processors it frees, as in a real
-batch system whose scheduler runs after the resource manager has noticed the end.
+"Job order" is the order of the workload: submit time, then position in the trace (a
+spawned job comes after every job of the workload, in the order of the spawns). Completions
+come first so that a job submitted at the very instant another ends sees the processors it
+frees, as in a real batch system whose scheduler runs after the resource manager has noticed
+the end.
 
-The completion heap is keyed ``(time, job, generation)``: ``job`` is the job's index in the
-submit-ordered workload, so popping the heap yields completions in job order; the
-generation number makes completions of suspended or killed jobs stale.
+The inlined single-cluster loop (`engine.fastpath`) keeps completions in a heap keyed
+``(time, job, generation)`` and streams submissions; after its events it calls the policy
+once. The kernel (`engine.kernel`) keys its heap ``(time, rank, order, seq, kind, ...)``:
+``order`` is the job's id for job events and ``MESSAGE_ORDER + seq`` for messages, so a pop
+yields this rule, and ``seq`` (one counter per push) breaks what remains in push order. The
+generation number carried by an end makes the pending end of a stopped segment stale.
+
+In the kernel, an instant is a sequence of **rounds**: a round applies every event due now in
+rank order, then asks every actor that had an event to ``schedule`` (in actor order), then
+every pool that had one (in pool order). Decisions with zero delay act in the same instant, in
+the next round at the latest; the instant ends when a round leaves nothing due now.
 """
 
 from __future__ import annotations
@@ -24,13 +36,43 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import IntEnum
 
+__all__ = ["MESSAGE_ORDER", "RANK", "EventKind", "JobState", "Rank", "gc_paused"]
+
+
+class Rank(IntEnum):
+    """The three ranks of the events of one instant (module docstring)."""
+
+    ENDS = 0
+    DELIVERIES = 1
+    WAKES = 2
+
 
 class EventKind(IntEnum):
-    """Kinds of event, valued by their rank among the events of one instant."""
+    """What a kernel event does when it is popped."""
 
-    FINISH = 0
-    SUBMIT = 1
-    WAKE = 2
+    END = 0  # a run segment stops: the job completes or is killed at its limit
+    NODES = 1  # mu_env after an end: its nodes are free and its policy is told
+    RELEASE = 2  # a dependant is released (its parent's end + think time)
+    ARRIVE = 3  # a dispatched job reaches its pool after its transfer
+    ADMIT = 4  # an arrived job enters its pool's queue after mu_rec
+    MESSAGE = 5  # a Send reaches its actor
+    WAKE_POOL = 6  # a pool's policy asked for a pass
+    WAKE_ACTOR = 7  # an actor asked for a pass
+
+
+# the rank of each kind
+RANK: dict[EventKind, Rank] = {
+    EventKind.END: Rank.ENDS,
+    EventKind.NODES: Rank.ENDS,
+    EventKind.RELEASE: Rank.DELIVERIES,
+    EventKind.ARRIVE: Rank.DELIVERIES,
+    EventKind.ADMIT: Rank.DELIVERIES,
+    EventKind.MESSAGE: Rank.DELIVERIES,
+    EventKind.WAKE_POOL: Rank.WAKES,
+    EventKind.WAKE_ACTOR: Rank.WAKES,
+}
+# the order of a message among the deliveries of its instant: after every job's
+MESSAGE_ORDER = 1 << 62
 
 
 class JobState(IntEnum):

@@ -1,4 +1,5 @@
-"""What a cluster policy sees (ClusterView) and what it must provide (Policy).
+"""What a cluster policy sees (ClusterView), what it must provide (Policy) and what it may
+provide (the optional hooks, read once per run through `policy_hooks`).
 
 The view holds plain Python lists indexed by job (position in the submit-ordered workload,
 or, inside a pool, the order in which jobs reached the pool: append-only local numbering).
@@ -10,12 +11,15 @@ in ``on_submit``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from schedlab.engine.decisions import Decision
 from schedlab.engine.durations import RIGID, SpeedupModel
+
+if TYPE_CHECKING:
+    from schedlab.engine.jobs import JobSpecs
 
 
 @dataclass(eq=False)
@@ -84,3 +88,59 @@ class Policy(Protocol):
     def on_finish(self, job: int) -> None: ...
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]: ...
+
+
+# -- optional hooks: a policy defines them only when it needs them ----------------------------
+@runtime_checkable
+class Clairvoyant(Protocol):
+    """A policy that plans on the realised instance before the run (CPA, SPEC 7): ``prepare``
+    gets every job of the run and the machine size; such a policy runs on the kernel."""
+
+    def prepare(self, jobs: JobSpecs, procs: int) -> None: ...
+
+
+@runtime_checkable
+class AddsColumns(Protocol):
+    """A policy that adds per-job columns to the result (``priority``, ``deadline``, a planned
+    allocation...): numpy arrays indexed like its view's jobs, read after the run."""
+
+    def job_columns(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class HearsEnds(Protocol):
+    """A policy told of a job's end at the end itself, while the nodes are still held (mu_env,
+    before ``on_finish``): a preemptive policy must not pick an ended job as a victim."""
+
+    def on_end(self, job: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class PolicyHooks:
+    """The optional hooks of one policy, looked up in one place (`policy_hooks`).
+
+    ``prepare``, ``job_columns`` and ``on_end``: the `Clairvoyant`, `AddsColumns` and
+    `HearsEnds` methods, or None. ``needs_kernel`` (a class attribute, default False): the
+    policy uses what only the general kernel does (checkpoint overheads, evictions, on_end).
+    ``preempts`` (a class attribute, default True when unknown): it may suspend or requeue
+    jobs, so a sweep records its time series while simulating (otherwise the series is rebuilt
+    from the per-job table).
+    """
+
+    prepare: Callable[[JobSpecs, int], None] | None = None
+    job_columns: Callable[[], dict[str, Any]] | None = None
+    on_end: Callable[[int], None] | None = None
+    needs_kernel: bool = False
+    preempts: bool = True
+
+
+def policy_hooks(policy: object) -> PolicyHooks:
+    """The optional hooks of ``policy`` (an instance; a class gives its flags only)."""
+    instance = not isinstance(policy, type)
+    return PolicyHooks(
+        prepare=policy.prepare if instance and isinstance(policy, Clairvoyant) else None,
+        job_columns=(policy.job_columns if instance and isinstance(policy, AddsColumns) else None),
+        on_end=policy.on_end if instance and isinstance(policy, HearsEnds) else None,
+        needs_kernel=bool(getattr(policy, "needs_kernel", False)),
+        preempts=bool(getattr(policy, "preempts", True)),
+    )

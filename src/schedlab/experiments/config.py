@@ -32,15 +32,18 @@ class RunConfig:
 
     **Grid runs** (Caron et al., LIP RR-2005-13; SPEC 5) have a ``platform``: a platform file
     (stored as the sweep wrote it, relative to the sweep file's folder) or a built-in one
-    (``builtin:NAME``, `experiments.sweep.BUILTIN_PLATFORMS`). Their ``policy`` is a
-    meta-scheduler (`grid.registry`) and ``params`` its complete parameters; ``workload`` is
-    ``"grid"`` for the paper's generator, whose settings (as written, without the seed) are
-    ``generator``, or an SWF trace replayed as ``stream`` ``"global"`` (every job to the
-    meta-scheduler) or ``"local"`` (each job to its partition's site). ``seed`` seeds the
-    generator and the meta-scheduler (None: 0); the load factor divides the submit times as for
-    a cluster; ``procs`` and ``kill_on_overrun`` do not apply (a pool always kills at its
-    t_max). The three grid fields enter `to_dict`, and so the run id, only when set: a cluster
-    run's id is what it was before they existed.
+    (``builtin:NAME``, `grid.platforms.BUILTIN_PLATFORMS`). Their ``policy`` is a
+    meta-scheduler or dispatcher (`grid.registry`) and ``params`` its complete parameters;
+    ``workload`` names the generator of the platform's own stream (``"grid"`` for that of
+    Caron et al., ``"tdcs"`` for that of Baranov and Tikhomirov; `workload.streams`), whose
+    settings (as written, without the seed) are ``generator``, or is an SWF trace replayed
+    as ``stream`` ``"global"`` (every job to the meta-scheduler) or ``"local"`` (each job to
+    its partition's site). ``seed`` seeds the stream and the meta-scheduler (None: 0); the
+    load factor divides the submit times as for a cluster; ``procs`` and ``kill_on_overrun``
+    do not apply (a pool always kills at its t_max). ``queue_policy`` (a policy and its
+    complete parameters) puts every queue under one policy: the local managers of a TDCS run.
+    The platform fields enter `to_dict`, and so the run id, only when set: a cluster run's id
+    is what it was before they existed.
     """
 
     workload: str
@@ -54,7 +57,9 @@ class RunConfig:
     label: str | None = None  # the workload's short name in tables (default: derived)
     platform: str | None = None  # grid runs only (class docstring)
     stream: str | None = None  # grid trace replay: "global" or "local"
-    generator: dict[str, Any] | None = None  # grid runs of Caron et al.'s generator
+    generator: dict[str, Any] | None = None  # platform runs of the platform's own stream
+    # platform runs whose queues all run one policy (the TDCS local managers): (name, params)
+    queue_policy: tuple[str, dict[str, Any]] | None = None
 
     @property
     def is_grid(self) -> bool:
@@ -80,6 +85,9 @@ class RunConfig:
             out["stream"] = self.stream
         if self.generator is not None:
             out["generator"] = dict(sorted(self.generator.items()))
+        if self.queue_policy is not None:
+            name, params = self.queue_policy
+            out["queue_policy"] = [name, dict(sorted(params.items()))]
         return out
 
     @classmethod
@@ -97,6 +105,7 @@ class RunConfig:
             platform=data.get("platform"),
             stream=data.get("stream"),
             generator=None if data.get("generator") is None else dict(data["generator"]),
+            queue_policy=_queue_policy(data.get("queue_policy")),
         )
 
     @property
@@ -117,3 +126,10 @@ class RunConfig:
             if name.endswith(suffix):
                 name = name[: -len(suffix)]
         return name
+
+
+def _queue_policy(value: Any) -> tuple[str, dict[str, Any]] | None:
+    if value is None:
+        return None
+    name, params = value
+    return str(name), dict(params)

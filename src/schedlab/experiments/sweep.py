@@ -98,8 +98,8 @@ cluster trace, a grid trace run takes the seeds too (a meta-scheduler may draw).
 ``load_factor`` divides the submit times as for a cluster; ``procs`` and
 ``kill_on_overrun`` have no meaning for a grid run (the platform fixes the nodes, a queue
 always kills at its t_max) and are not applied to it: the grid's values do not multiply
-grid runs. Built-in platforms (``builtin:NAME``, `BUILTIN_PLATFORMS`) ship in the package:
-``builtin:dirac`` is the paper's Table 2 (``examples/platform-dirac.toml``).
+grid runs. Built-in platforms (``builtin:NAME``, `grid.platforms.BUILTIN_PLATFORMS`) ship in
+the package: ``builtin:dirac`` is the paper's Table 2 (``examples/platform-dirac.toml``).
 """
 
 from __future__ import annotations
@@ -109,7 +109,6 @@ import inspect
 import itertools
 import math
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +118,14 @@ import numpy as np
 
 from schedlab.errors import ConfigError, SchedlabError
 from schedlab.experiments.config import RunConfig
+from schedlab.experiments.scenarios import resolve_workload
+from schedlab.grid.platforms import (
+    BUILTIN_PLATFORMS,
+    BUILTIN_PREFIX,
+    PLATFORM_ALLOWED,
+    load_platform_source,
+    resolve_platform,
+)
 from schedlab.schedulers.registry import (
     available_policies,
     check_param,
@@ -127,41 +134,20 @@ from schedlab.schedulers.registry import (
     policy_class,
 )
 from schedlab.tomlfile import read_toml
-from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
 from schedlab.workload.job import MAX_PROCS, Workload
-from schedlab.workload.load import MODELS, load_workload, parse_model_spec
+from schedlab.workload.load import parse_model_spec
 from schedlab.workload.transforms import (
-    clean_by_status,
-    first_jobs,
-    job_range,
-    make_moldable,
-    requested_from_run,
-    requested_uniform,
-    time_window,
+    TRANSFORMS,
 )
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 __all__ = [
-    "BUILTIN_PLATFORMS",
     "GRID_KEYS",
     "GRID_WORKLOAD_KEYS",
     "TOP_LEVEL_KEYS",
-    "TRANSFORMS",
     "WORKLOAD_KEYS",
     "Sweep",
-    "apply_transforms",
-    "grid_workload_of",
-    "load_grid_run",
-    "load_platform_source",
-    "load_run_workload",
     "load_sweep",
     "parse_sweep",
-    "resolve_platform",
-    "resolve_workload",
 ]
 
 TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid", "meta_schedulers")
@@ -202,36 +188,6 @@ POLICY_RESERVED_KEYS = ("name", "label")
 MAX_RUNS = 1_000_000
 _PROCS_ALLOWED = f"an integer >= 1 (processors), at most {MAX_PROCS}"
 
-
-def _add_estimates(workload: Workload, **params: Any) -> Workload:
-    """The Tsafrir-Etsion-Feitelson estimate model (imported only when used)."""
-    from schedlab.workload.models.tsafrir import add_estimates
-
-    return add_estimates(workload, **params)
-
-
-# Transform names stored in RunConfig.transforms -> the functions that apply them.
-TRANSFORMS: dict[str, Callable[..., Workload]] = {
-    "clean_by_status": clean_by_status,
-    "time_window": time_window,
-    "first_jobs": first_jobs,
-    "job_range": job_range,
-    "add_estimates": _add_estimates,
-    "mark_non_priority": mark_non_priority,
-    "deadlines_from_table": deadlines_from_table,
-    "make_moldable": make_moldable,
-    "requested_from_run": requested_from_run,
-    "requested_uniform": requested_uniform,
-}
-
-# ``platform = "builtin:NAME"``: platforms shipped in the package, NAME -> the example file
-# (`schedlab example NAME`) that holds it, so an installed schedlab and Dask workers have it
-BUILTIN_PREFIX = "builtin:"
-BUILTIN_PLATFORMS: dict[str, str] = {"dirac": "platform-dirac", "tdcs": "platform-tdcs"}
-_PLATFORM_ALLOWED = (
-    "an existing platform .toml file (relative paths: from the sweep file's folder) or "
-    + ", ".join(BUILTIN_PREFIX + n for n in BUILTIN_PLATFORMS)
-)
 
 _TRACE_ALLOWED = (
     "an existing .swf/.swf.gz file or Slurm/PBS/CSV log, optionally slurm:, pbs:, csv: "
@@ -552,7 +508,7 @@ def _parse_grid_workload(
         if "generator" in entry:
             given = {k: entry[k] for k in ("path", "generator")}
             raise ConfigError(where, given, "one of path (an SWF grid trace) or generator")
-        from schedlab.grid.workload import MODES
+        from schedlab.workload.grid import MODES
 
         stream = entry.get("stream", "global")
         if stream not in MODES:
@@ -591,15 +547,15 @@ def _parse_platform(value: Any, where: str, base_dir: Path) -> str:
     """The platform as stored in a RunConfig: ``builtin:NAME``, or the path as written,
     normalised (like trace paths); checks that the file exists."""
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(where, value, _PLATFORM_ALLOWED)
+        raise ConfigError(where, value, PLATFORM_ALLOWED)
     if value.startswith(BUILTIN_PREFIX):
         if value[len(BUILTIN_PREFIX) :] not in BUILTIN_PLATFORMS:
-            raise ConfigError(where, value, _PLATFORM_ALLOWED)
+            raise ConfigError(where, value, PLATFORM_ALLOWED)
         return value
-    written = _expand_user(where, value, _PLATFORM_ALLOWED)
+    written = _expand_user(where, value, PLATFORM_ALLOWED)
     stored = Path(os.path.normpath(written)).as_posix()
     if not _is_file(base_dir / stored):
-        raise ConfigError(where, value, _PLATFORM_ALLOWED)
+        raise ConfigError(where, value, PLATFORM_ALLOWED)
     return stored
 
 
@@ -1024,110 +980,6 @@ def _parse_grid(value: Any) -> dict[str, list[Any]]:
                 checked.append(v)
         grid[key] = checked
     return grid
-
-
-# --- running helpers -----------------------------------------------------------------------
-
-
-def resolve_workload(workload: str, base_dir: str | os.PathLike[str]) -> str:
-    """A `RunConfig.workload` made loadable: model specs as they are, paths made absolute."""
-    name = workload.split(":", 1)[0]
-    if name in MODELS and (":" in workload or workload == name):
-        return workload
-    from schedlab.workload.importers import parse_source
-
-    source = parse_source(workload)  # a log format prefix stays around the path
-    return source.prefix + os.path.normpath(Path(base_dir) / source.path) + source.suffix
-
-
-def apply_transforms(
-    workload: Workload, transforms: Sequence[tuple[str, Mapping[str, Any]]]
-) -> Workload:
-    """Apply `RunConfig.transforms` in order (names: keys of `TRANSFORMS`)."""
-    for name, args in transforms:
-        try:
-            fn = TRANSFORMS[name]
-        except KeyError:
-            raise ConfigError("transform", name, sorted(TRANSFORMS)) from None
-        workload = fn(workload, **args)
-    return workload
-
-
-def load_run_workload(run: RunConfig, base_dir: str | os.PathLike[str]) -> Workload:
-    """The workload of ``run`` with its machine size and transforms (not its load factor).
-
-    Pass the result to `schedlab.simulate` with the run's policy, params, load factor and
-    kill_on_overrun.
-    """
-    if run.is_grid:
-        raise ConfigError("run", run.run_id, "a cluster run (grid runs: load_grid_run)")
-    source = resolve_workload(run.workload, base_dir)
-    return apply_transforms(load_workload(source, max_procs=run.procs), run.transforms)
-
-
-def resolve_platform(platform: str, base_dir: str | os.PathLike[str]) -> str:
-    """A `RunConfig.platform` made loadable: ``builtin:NAME`` as it is, paths absolute."""
-    if platform.startswith(BUILTIN_PREFIX):
-        return platform
-    return os.path.normpath(Path(base_dir) / platform)
-
-
-def load_platform_source(source: str) -> Any:
-    """The `Platform` of a resolved platform (`resolve_platform`): a built-in one or a file."""
-    from schedlab.platform.description import load_platform, parse_platform
-
-    if source.startswith(BUILTIN_PREFIX):
-        name = source[len(BUILTIN_PREFIX) :]
-        if name not in BUILTIN_PLATFORMS:
-            raise ConfigError("platform", source, _PLATFORM_ALLOWED)
-        from schedlab.examples_files import example_text
-
-        text = example_text(BUILTIN_PLATFORMS[name])
-        return parse_platform(tomllib.loads(text), Path("."), source)
-    return load_platform(source)
-
-
-def grid_workload_of(run: RunConfig, platform: Any, trace: Workload | None = None) -> Any:
-    """The `GridWorkload` of grid run ``run`` on ``platform`` at its load factor: the
-    grid generator seeded by the run's seed, or ``trace`` (the run's SWF file, read by the
-    caller) after the run's transforms, as its stream."""
-    from schedlab.grid.workload import GridWorkload
-
-    if run.generator is not None:
-        from schedlab.workload.models.grid import generate_grid
-
-        workload = generate_grid(platform, **{**run.generator, "seed": run.seed or 0})
-    else:
-        if trace is None:
-            raise ConfigError("grid run trace", run.workload, "the run's SWF trace, read")
-        trace = apply_transforms(trace, run.transforms)
-        workload = GridWorkload.from_swf(trace, platform, run.stream or "global")
-    if run.load_factor != 1.0:
-        workload = GridWorkload(
-            submit_at=workload.submit_at / run.load_factor,
-            work=workload.work,
-            procs=workload.procs,
-            org=workload.org,
-            stream=workload.stream,
-            job_id=workload.job_id,
-            source=f"{workload.source} x load {run.load_factor:g}",
-            organisations=workload.organisations,
-        )
-    return workload
-
-
-def load_grid_run(run: RunConfig, base_dir: str | os.PathLike[str]) -> tuple[Any, Any]:
-    """(`Platform`, `GridWorkload`) of grid run ``run``: pass them to `grid.run.run_grid`
-    with ``run.policy``, ``seed=run.seed or 0`` and ``**run.params``."""
-    if run.platform is None:
-        raise ConfigError("run platform", None, "a grid run (one with a platform)")
-    platform = load_platform_source(resolve_platform(run.platform, base_dir))
-    trace = None
-    if run.generator is None:
-        from schedlab.workload.importers import read_trace
-
-        trace = read_trace(resolve_workload(run.workload, base_dir))
-    return platform, grid_workload_of(run, platform, trace)
 
 
 # --- small helpers -------------------------------------------------------------------------

@@ -161,7 +161,7 @@ def _map(
             if on_done:
                 on_done(i + 1, len(tasks))
         return results
-    from schedlab.experiments.runner import completed_runs, submit_all, worker_pool
+    from schedlab.experiments.workers import completed_runs, submit_all, worker_pool
 
     with worker_pool(min(workers, len(tasks))) as pool:
         futures: dict[Future[float], int] = {

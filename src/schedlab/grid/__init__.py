@@ -5,3 +5,6 @@ through an information system, DIRAC pull with a task queue, a matcher and site 
 pilots. Which job runs and where are separate decisions: a meta-scheduler picks the pool,
 the pool's registry policy picks what runs. Meta-schedulers register by name like policies.
 """
+
+# the built-in meta-schedulers register on import (`grid.registry` imports none of them)
+from schedlab.grid import dirac, push, tdcs  # noqa: F401

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from schedlab.platform.description import Platform
+from schedlab.platform.network import Network
 
 __all__ = ["GridContext"]
 
@@ -15,6 +18,8 @@ class GridContext:
     message takes between the central services (meta-scheduler, task queue, matcher) and pool
     p's site (LAN and WAN latency plus size / bandwidth, SPEC 5; 0 without a network).
     ``seed`` seeds whatever is random in the meta-scheduler (random push, tie breaks).
+    ``network``: latency and bandwidth between every two sites (`platform.network`: what a
+    dispatcher pays to move a job's input; None: nothing costs anything).
     The live state of the pools (depths, free nodes) is read through the kernel
     (`engine.actors.PlatformView`) at run time.
     """
@@ -24,6 +29,7 @@ class GridContext:
     site_names: tuple[str, ...]
     message_time: tuple[float, ...]
     seed: int = 0
+    network: Network | None = field(default=None, compare=False)
 
     @property
     def pools(self) -> int:
@@ -32,4 +38,25 @@ class GridContext:
     @classmethod
     def single(cls, name: str = "cluster", seed: int = 0) -> GridContext:
         """One pool on one site, no network: the validation's platform."""
-        return cls((name,), (0,), (name,), (0.0,), seed)
+        return cls((name,), (0,), (name,), (0.0,), seed, Network.free(1))
+
+    @classmethod
+    def of(cls, platform: Platform, seed: int = 0) -> GridContext:
+        """What a meta-scheduler is built with on ``platform``: its pool names, sites and
+        message times (`Platform.message_time`). Built here, not by the platform, so that
+        the platform layer knows nothing of meta-schedulers."""
+        sites = platform.pool_sites()
+        times = [platform.message_time(s) for s in range(len(platform.sites))]
+        return cls(
+            pool_names=tuple(q.pool_name for q in platform.queues()),
+            pool_sites=tuple(sites),
+            site_names=tuple(s.name for s in platform.sites),
+            message_time=tuple(times[s] for s in sites),
+            seed=seed,
+            network=Network.of(platform),
+        )
+
+    @property
+    def links(self) -> Network:
+        """The network between the sites (a free one when none was given)."""
+        return self.network if self.network is not None else Network.free(len(self.site_names))

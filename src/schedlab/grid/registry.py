@@ -1,45 +1,53 @@
 """Meta-scheduler names -> classes, like the policy registry (`schedulers.registry`).
 
 A meta-scheduler class has ``name``, a frozen-dataclass ``Params`` (checked like policy
-parameters: the same `check_param`), and implements `MetaScheduler`. Third parties register
-through the entry-point group ``schedlab.meta_schedulers``.
+parameters: the same `schedlab.registry.check_param`), and implements `MetaScheduler`. Third
+parties register through the entry-point group ``schedlab.meta_schedulers``. The built-ins
+(`grid.push`, `grid.dirac`, `grid.tdcs`) register when the package `schedlab.grid` imports
+them, which Python does before this module runs: this module imports none of them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from importlib.metadata import entry_points
 from typing import Any, ClassVar, Protocol
 
 from schedlab.engine.actors import Actor
-from schedlab.errors import ConfigError
 from schedlab.grid.context import GridContext
-from schedlab.schedulers.registry import check_param, param_types
+from schedlab.registry import Registry
 
 __all__ = [
+    "META_SCHEDULERS",
+    "BaseMetaScheduler",
     "MetaScheduler",
     "available_meta_schedulers",
     "make_meta_scheduler",
     "meta_scheduler_class",
+    "params_of",
     "register_meta_scheduler",
+    "reports_of",
 ]
 
-_REGISTRY: dict[str, Any] = {}
-_entry_points_loaded = False
+META_SCHEDULERS = Registry("meta-scheduler", "schedlab.meta_schedulers")
 
 
 class MetaScheduler(Protocol):
-    """Builds the actors of one grid run and reports what they counted.
+    """Builds the actors of one platform run and reports what they counted.
 
+    ``params``: its frozen-dataclass parameters (results and run ids show them).
     ``actors(context)``: the actors, in order; actor 0 receives the jobs of the global
     stream (local jobs go to their pool directly). After the run, ``counters()`` gives
     totals for the summary (``matcher_requests`` and its kinds, ``wasted_pilots``, ...;
-    empty for schedulers that have none) and ``request_times()`` the times of matcher
-    requests by kind (for the requests-over-time series; empty when there is no matcher).
+    empty for schedulers that have none), ``request_times()`` the times of matcher requests
+    by kind (for the requests-over-time series; empty when there is no matcher) and
+    ``records()`` per-job lists by global id (a dispatcher's ``queue_time`` and
+    ``transfer_time``, the components of processing time; empty when it keeps none).
+    `BaseMetaScheduler` has the empty reports.
     """
 
     name: ClassVar[str]
+    params: Any
 
     def actors(self, context: GridContext) -> list[Actor]: ...
 
@@ -47,51 +55,50 @@ class MetaScheduler(Protocol):
 
     def request_times(self) -> dict[str, list[float]]: ...
 
-
-def register_meta_scheduler(cls: Any) -> Any:
-    """Class decorator: make ``cls`` available under ``cls.name``."""
-    _REGISTRY[cls.name] = cls
-    return cls
+    def records(self) -> dict[str, Any]: ...
 
 
-def _load() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    import schedlab.grid.dirac  # noqa: F401  (the built-in ones register on import)
-    import schedlab.grid.push  # noqa: F401
-    import schedlab.tdcs.dispatch  # noqa: F401
+class BaseMetaScheduler:
+    """A meta-scheduler that reports nothing: inherit it and define ``actors``."""
 
-    for ep in entry_points(group="schedlab.meta_schedulers"):
-        cls = ep.load()
-        _REGISTRY.setdefault(getattr(cls, "name", ep.name), cls)
+    name: ClassVar[str] = "meta"
+    params: Any = None
 
+    def counters(self) -> dict[str, int]:
+        return {}
 
-def available_meta_schedulers() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    def request_times(self) -> dict[str, list[float]]:
+        return {}
+
+    def records(self) -> dict[str, Any]:
+        return {}
 
 
-def meta_scheduler_class(name: str) -> Any:
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ConfigError("meta-scheduler", name, available_meta_schedulers()) from None
+def reports_of(
+    meta: Any,
+) -> tuple[dict[str, Any], dict[str, int], dict[str, list[float]], dict[str, Any]]:
+    """(params, counters, request times, records) of a meta-scheduler after its run; a
+    third-party one may lack ``params`` or ``records`` (empty then)."""
+    params = (
+        dict(params_of(meta)) if dataclasses.is_dataclass(getattr(meta, "params", None)) else {}
+    )
+    records = getattr(meta, "records", None)
+    return (
+        params,
+        dict(meta.counters()),
+        meta.request_times(),
+        records() if callable(records) else {},
+    )
+
+
+register_meta_scheduler = META_SCHEDULERS.register  # class decorator, by ``cls.name``
+available_meta_schedulers = META_SCHEDULERS.available  # every name, sorted
+meta_scheduler_class = META_SCHEDULERS.get  # ConfigError listing the names when unknown
 
 
 def make_meta_scheduler(name: str, **params: Any) -> MetaScheduler:
     """A fresh meta-scheduler, its parameters checked by name and type."""
-    cls = meta_scheduler_class(name)
-    known = {f.name for f in dataclasses.fields(cls.Params)}
-    types = param_types(cls)
-    checked: dict[str, Any] = {}
-    for key, value in params.items():
-        if key not in known:
-            raise ConfigError(f"{name} parameter", key, sorted(known) or ["(none)"])
-        checked[key] = check_param(f"{name} parameter {key}", value, types.get(key, Any))
-    meta: MetaScheduler = cls(cls.Params(**checked))
+    meta: MetaScheduler = META_SCHEDULERS.make(name, **params)
     return meta
 
 

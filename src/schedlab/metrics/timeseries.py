@@ -9,7 +9,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-    from schedlab.engine.simulator import Simulator
+    from schedlab.engine.fastpath import Simulator
 
 
 class TimeSeriesObserver:

@@ -1,26 +1,40 @@
 """Figures of the paper reproductions: ours next to the published values.
 
-Built like `report.figures` (a Figure made directly, saved with `figures.save`, so the same
-rows give the same bytes).
+A reproduction (`schedlab.experiments.reproduce`) only computes; `draw_figures` draws its
+figures from the data it carries (``Reproduction.figure_data``). Built like
+`report.figures` (a Figure made directly, saved with `figures.save`, so the same rows give
+the same bytes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from schedlab.errors import ConfigError
+from schedlab.experiments.reproduce import dirac, hlw
+from schedlab.experiments.reproduce.common import Reproduction, change
+from schedlab.experiments.reproduce.published import DBF_TABLES, PPS_TABLES
 from schedlab.report.figures import _new_figure, save
+
+
+def draw_figures(paper: str, reproduction: Reproduction, out: Path) -> list[Path]:
+    """Draw reproduction ``paper``'s figures into ``out`` from its ``figure_data``, append
+    their paths to ``reproduction.files`` (after its tables) and return them."""
+    draw = _DRAWERS.get(paper)
+    if draw is None:
+        raise ConfigError("paper", paper, sorted(_DRAWERS))
+    paths = draw(reproduction.figure_data, out)
+    reproduction.files.extend(paths)
+    return paths
 
 
 def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Change of the priority jobs' mean wait, DBF vs CBF, per workload and case: ours and
     Table 1 of N'Takpé and Suter (ComPAS 2016), as grouped bars."""
-    from schedlab.experiments.reproduce.common import change
-    from schedlab.experiments.reproduce.published import DBF_TABLES
-
     fig, ax = _new_figure(7.0, 3.8)
     labels, ours, paper = [], [], []
     for row in rows:
@@ -42,8 +56,6 @@ def pps_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Mean response time against load, EASY and PPS, one panel per workload: ours (lines)
     and Table 1 of Zhang and Pan (PPS) (the workload it stands for, dashed)."""
     from matplotlib.figure import Figure
-
-    from schedlab.experiments.reproduce.published import PPS_TABLES
 
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     fig = Figure(figsize=(3.2 * max(len(workloads), 1), 3.2), layout="constrained")
@@ -130,13 +142,11 @@ def hlw_figure(values: dict[str, dict[str, list[float]]], path: Path) -> Path:
     scenario)."""
     from matplotlib.figure import Figure
 
-    from schedlab.experiments.reproduce.hlw import DISPLAY, SCENARIOS
-
     fig = Figure(figsize=(12.0, 6.6), layout="constrained")
     axes = fig.subplots(2, 3, squeeze=False).ravel()
-    for ax, scenario in zip(axes, SCENARIOS):
+    for ax, scenario in zip(axes, hlw.SCENARIOS):
         cells = values.get(scenario.name, {})
-        names = [p for p in DISPLAY if p in cells]
+        names = [p for p in hlw.DISPLAY if p in cells]
         data = [cells[p] for p in names]
         if data:
             ax.boxplot(data, showfliers=True, flierprops={"markersize": 2})
@@ -148,7 +158,7 @@ def hlw_figure(values: dict[str, dict[str, list[float]]], path: Path) -> Path:
                 plain = FuncFormatter(lambda v, _: f"{v:g}")
                 ax.yaxis.set_major_formatter(plain)
                 ax.yaxis.set_minor_formatter(plain)
-            ax.set_xticks(range(1, len(names) + 1), [DISPLAY[p] for p in names], rotation=45,
+            ax.set_xticks(range(1, len(names) + 1), [hlw.DISPLAY[p] for p in names], rotation=45,
                           fontsize=7)  # fmt: skip
         ax.set_title(
             f"({scenario.name}) n/N = {scenario.n_over_nodes:g}, π = {scenario.pi:g}, "
@@ -174,8 +184,6 @@ def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
     (``series``: strategy -> a run's time series with time, queued, running and done)."""
     from matplotlib.figure import Figure
 
-    from schedlab.experiments.reproduce.dirac import DISPLAY
-
     names = [n for n in ("push", "static") if n in series]
     fig = Figure(figsize=(5.2 * max(len(names), 1), 3.4), layout="constrained")
     axes = fig.subplots(1, max(len(names), 1), squeeze=False)[0]
@@ -191,7 +199,7 @@ def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
         lines += done.plot(hours, np.asarray(frame["done"]), color="0.4", lw=1.2, label="done")
         done.set_ylim(bottom=0)
         done.set_ylabel("jobs done", fontsize=8)
-        ax.set_title(f"({'ab'[names.index(name)]}) {DISPLAY[name]}", fontsize=9)
+        ax.set_title(f"({'ab'[names.index(name)]}) {dirac.DISPLAY[name]}", fontsize=9)
         ax.set_xlabel("time (h)")
         ax.set_ylabel("jobs queued, running (dotted: the 60 nodes)", fontsize=8)
         ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=7, loc="center right")
@@ -238,8 +246,6 @@ def dirac_figure9(contexts: dict[str, dict[str, Any]], series: dict[str, Any], p
     context)."""
     from matplotlib.figure import Figure
 
-    from schedlab.experiments.reproduce.dirac import DISPLAY, STRATEGIES
-
     metrics = (
         ("makespan", "makespan (s)"),
         ("mean_response_time", "global response (s)"),
@@ -249,12 +255,12 @@ def dirac_figure9(contexts: dict[str, dict[str, Any]], series: dict[str, Any], p
     rows = len(contexts) + 1
     fig = Figure(figsize=(12.0, 2.9 * rows), layout="constrained")
     axes = fig.subplots(rows, len(metrics), squeeze=False)
-    x = np.arange(len(STRATEGIES))
-    colors = [_DIRAC_COLORS[s] for s in STRATEGIES]
+    x = np.arange(len(dirac.STRATEGIES))
+    colors = [_DIRAC_COLORS[s] for s in dirac.STRATEGIES]
     short = ["push", "static", "simple", "filling"]
     for r, (context, data) in enumerate(contexts.items()):
         for ax, (key, label) in zip(axes[r], metrics):
-            values = [data["strategies"][s][key] for s in STRATEGIES]
+            values = [data["strategies"][s][key] for s in dirac.STRATEGIES]
             if all(v is None or (isinstance(v, float) and np.isnan(v)) for v in values):
                 ax.text(0.5, 0.5, "no local jobs", ha="center", va="center",
                         transform=ax.transAxes, fontsize=8, color="0.4")  # fmt: skip
@@ -274,7 +280,7 @@ def dirac_figure9(contexts: dict[str, dict[str, Any]], series: dict[str, Any], p
         counts = np.asarray(frame["matcher_requests"], dtype=np.float64)
         ax.step(times / 3600.0, counts, where="post", color=_DIRAC_COLORS[name], lw=1)
         width = float(times[1] - times[0]) if len(times) > 1 else 0.0
-        ax.set_title(f"(b) {DISPLAY[name]}: {int(counts.sum())} requests", fontsize=8)
+        ax.set_title(f"(b) {dirac.DISPLAY[name]}: {int(counts.sum())} requests", fontsize=8)
         ax.set_xlabel("time (h), dedicated, one seed")
         ax.set_ylabel(f"requests per {width:.0f} s", fontsize=7)
     bottom[-1].set_visible(False)
@@ -327,3 +333,29 @@ def tdcs_horizon_figure(curve: Sequence[Sequence[Any]], path: Path) -> Path:
     ax.set_ylabel("seconds")
     ax.legend(fontsize=7)
     return save(fig, path)
+
+
+def _dirac_figures(data: dict[str, Any], out: Path) -> list[Path]:
+    contexts, series = data["contexts"], data["series"]
+    return [
+        dirac_figure7(series, out / "dirac_figure7_states.svg"),
+        dirac_figure8(contexts, out / "dirac_figure8_wait_vs_refresh.svg"),
+        dirac_figure9(contexts, series, out / "dirac_figure9_strategies.svg"),
+    ]
+
+
+def _tdcs_figures(data: dict[str, Any], out: Path) -> list[Path]:
+    return [
+        tdcs_components_figure(data["means"], out / "tdcs_components.svg"),
+        tdcs_horizon_figure(data["horizon"], out / "tdcs_horizon.svg"),
+    ]
+
+
+# paper -> (figure data, folder) -> the figures drawn, in the order they are listed
+_DRAWERS: dict[str, Callable[[dict[str, Any], Path], list[Path]]] = {
+    "dbf": lambda data, out: [dbf_figure(data["main_rows"], out / "dbf_priority_wait.svg")],
+    "pps": lambda data, out: [pps_figure(data["main_rows"], out / "pps_response_time.svg")],
+    "hlw": lambda data, out: [hlw_figure(data["values"], out / "hlw_normalized_cmax.svg")],
+    "dirac": _dirac_figures,
+    "tdcs": _tdcs_figures,
+}

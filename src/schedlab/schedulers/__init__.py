@@ -1,8 +1,8 @@
 """Cluster scheduling policies, registered by name (SPEC section 4)."""
 
-# the moldable schedulers (Lanore and Klein, ComPAS 2013) register themselves too (imported
-# last: they use the registry and the shared machinery above)
-import schedlab.moldable  # noqa: E402,F401,I001
+# the moldable schedulers (Lanore and Klein, ComPAS 2013, subpackage `moldable`) register
+# themselves on import like the others
+from schedlab.schedulers import moldable  # noqa: F401
 from schedlab.schedulers.conservative import ConservativeBackfilling, ConservativeParams
 from schedlab.schedulers.dbf import DbfParams, DeadlineBackfilling
 from schedlab.schedulers.easy import EasyBackfilling, EasyParams

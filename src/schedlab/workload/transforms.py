@@ -8,11 +8,13 @@ on purpose to clean a trace are counted in `skipped` like any other skipped job.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
 from schedlab.workload.job import MAX_TIME, F, Workload
 
 __all__ = [
@@ -226,3 +228,25 @@ def make_moldable(workload: Workload, pi: float, fraction: float = 1.0, seed: in
     if current is not None:  # a job already moldable keeps its own fraction
         values = np.where(np.isnan(current), values, current)
     return workload.with_attribute("parallel_fraction", values)
+
+
+def _add_estimates(workload: Workload, **params: Any) -> Workload:
+    """The Tsafrir-Etsion-Feitelson estimate model (imported only when used)."""
+    from schedlab.workload.models.tsafrir import add_estimates
+
+    return add_estimates(workload, **params)
+
+
+# Transform names stored in a sweep's runs (`RunConfig.transforms`) -> what applies them.
+TRANSFORMS: dict[str, Callable[..., Workload]] = {
+    "clean_by_status": clean_by_status,
+    "time_window": time_window,
+    "first_jobs": first_jobs,
+    "job_range": job_range,
+    "add_estimates": _add_estimates,
+    "mark_non_priority": mark_non_priority,
+    "deadlines_from_table": deadlines_from_table,
+    "make_moldable": make_moldable,
+    "requested_from_run": requested_from_run,
+    "requested_uniform": requested_uniform,
+}

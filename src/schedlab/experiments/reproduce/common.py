@@ -1,8 +1,12 @@
-"""What both paper reproductions share: where the traces are, running the runs, the outputs.
+"""What the paper reproductions share: where the traces are, running the runs, the outputs.
 
 A reproduction is a sweep built in code (`parse_sweep` on a dict), run by `run_sweep` into a
 results folder like any other sweep, so an interrupted reproduction resumes where it stopped
 and never rewrites a finished run. Its tables are then computed from that folder.
+
+Reproductions only compute: the `Reproduction` they return carries what its figures are
+drawn from (``figure_data``), and the report layer (`draw_figures`) draws them (the
+experiments layer never imports the report layer).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from schedlab.errors import ConfigError, SchedlabError, WorkloadError
 from schedlab.experiments.config import RunConfig
@@ -21,6 +25,9 @@ from schedlab.experiments.runner import SweepProgress, run_sweep
 from schedlab.experiments.store import ResultStore
 from schedlab.experiments.sweep import Sweep, parse_sweep
 from schedlab.outputs import atomic_output, write_atomic
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 TRACES_ENV = "SCHEDLAB_TRACES"
 _DEFAULT_TRACE_DIRS = ("../shared/workloads", "shared/workloads", "workloads")
@@ -72,16 +79,20 @@ def sweep_of(parts: Sequence[Mapping[str, Any]], base_dir: Path, source: str) ->
     return Sweep(source=source, base_dir=base_dir, out=None, runs=runs, policy_labels=labels)
 
 
-def execute(
-    sweep: Sweep,
-    out: Path,
-    *,
-    workers: int | None = None,
-    on_change: Callable[[SweepProgress], None] | None = None,
-    dask: str | None = None,
-) -> ResultStore:
-    """Run what is not done yet into ``out`` (``dask``: on a Dask cluster, "local" or a
-    scheduler address, as `schedlab sweep --dask`); a failed run stops the reproduction."""
+class RunOptions(TypedDict, total=False):
+    """How a reproduction's runs execute (the options of `schedlab reproduce`): local
+    ``workers`` (default: all cores), a progress callback, or ``dask``: on a Dask cluster,
+    "local" or a scheduler address, as `schedlab sweep --dask`."""
+
+    workers: int | None
+    on_change: Callable[[SweepProgress], None] | None
+    dask: str | None
+
+
+def execute(sweep: Sweep, out: Path, **options: Unpack[RunOptions]) -> ResultStore:
+    """Run what is not done yet into ``out`` (`RunOptions`); a failed run stops the
+    reproduction."""
+    workers, dask = options.get("workers"), options.get("dask")
     store = ResultStore(out)
     with store:
         progress = run_sweep(
@@ -92,7 +103,7 @@ def execute(
             executor="dask" if dask else "local",
             workers=workers,
             dask_address=dask,
-            on_change=on_change,
+            on_change=options.get("on_change"),
         )
     if progress.failures:
         first = progress.failures[0]
@@ -128,15 +139,23 @@ def fmt_pct(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:+.1f}%"
 
 
+def fmt_change(new: float, old: float) -> str:
+    """A table cell: the relative change from ``old`` to ``new`` (`change`), '-' if none."""
+    return fmt_pct(change(new, old))
+
+
 @dataclass
 class Reproduction:
-    """The outcome of one reproduction: JSON rows, side-by-side tables, notes, files."""
+    """The outcome of one reproduction: JSON rows, side-by-side tables, notes, files, and
+    what its figures are drawn from."""
 
     paper: str  # the paper cited (authors, title, venue) and what is compared
     rows: list[dict[str, Any]]
     tables: list[tuple[str, list[str], list[list[str]]]]  # (title, header, rows of cells)
     notes: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    # the data `report.reproduce.draw_figures` draws (per paper; never in the JSON)
+    figure_data: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"paper": self.paper, "rows": self.rows, "notes": self.notes}

@@ -27,25 +27,27 @@ order and undoes most of DBF's delay of the non-priority jobs (docs/reproduction
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.experiments.reproduce.common import (
     Reproduction,
-    change,
+    RunOptions,
     execute,
     fmt,
+    fmt_change,
     fmt_pct,
     sweep_of,
     trace_file,
 )
 from schedlab.experiments.reproduce.published import DBF_TABLES
-from schedlab.experiments.runner import SweepProgress
 from schedlab.experiments.store import ResultStore
 from schedlab.metrics.summary import summarize
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PAPER = (
     "N'Takpé and Suter, Prise en compte de tâches non-prioritaires dans l'ordonnancement "
@@ -193,7 +195,7 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
                 def gain(row: dict[str, Any] | None, k: str = f"{prefix}{key}") -> str:
                     if row is None:
                         return "-"
-                    return fmt_pct(change(row[f"dbf_{k}"], row[f"cbf_{k}"]))
+                    return fmt_change(row[f"dbf_{k}"], row[f"cbf_{k}"])
 
                 cells.append(
                     [
@@ -201,7 +203,7 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
                         metric,
                         fmt(cbf),
                         fmt(paper[0]),
-                        fmt_pct(change(cbf, paper[0])),
+                        fmt_change(cbf, paper[0]),
                         gain(a),
                         fmt_pct(paper[1]),
                         gain(b),
@@ -244,18 +246,12 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
 
 
 def reproduce_dbf(
-    traces: Path,
-    out: Path,
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    on_change: Callable[[SweepProgress], None] | None = None,
-    dask: str | None = None,
+    traces: Path, out: Path, *, quick: bool = False, **run: Unpack[RunOptions]
 ) -> Reproduction:
-    """Run (or resume) the experiment into ``out`` (on local workers, or on Dask with
-    ``dask``: "local" or a scheduler address) and build its tables and figure."""
+    """Run (or resume) the experiment into ``out``; its tables, and the main reading's rows
+    for its figure (``figure_data["main_rows"]``)."""
     sweep = build_sweep(traces, quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
+    store = execute(sweep, out, **run)
     rows = rows_from(store, sweep)
     notes = [
         "SDSC-DS is not available here: CEA-Curie stands in for it (paper column SDSC-DS).",
@@ -268,10 +264,7 @@ def reproduce_dbf(
     ]
     if quick:
         notes.append(f"--quick: the first {QUICK_JOBS} jobs of each trace only.")
-    result = Reproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
-    result.write(out)
-    from schedlab.report.reproduce import dbf_figure
-
     main = [r for r in rows if r["reading"] == MAIN_READING]
-    result.files.append(dbf_figure(main, out / "dbf_priority_wait.svg"))
+    result = Reproduction(PAPER, rows, tables_from(rows), notes, figure_data={"main_rows": main})
+    result.write(out)
     return result

@@ -43,18 +43,27 @@ agents, and the orderings of its section 8.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.experiments.analysis import over_seeds
-from schedlab.experiments.reproduce.common import Reproduction, execute, fmt, fmt_pct, sweep_of
+from schedlab.experiments.reproduce.common import (
+    Reproduction,
+    RunOptions,
+    execute,
+    fmt,
+    fmt_pct,
+    sweep_of,
+)
 from schedlab.experiments.reproduce.published import DIRAC_ORDERS, DIRAC_TEXT
-from schedlab.experiments.runner import SweepProgress
 from schedlab.experiments.store import ResultStore
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PLATFORM = "builtin:dirac"
 
@@ -378,17 +387,13 @@ def _plain(value: Any) -> Any:
 
 
 def reproduce_dirac(
-    traces: Path | None,
-    out: Path,
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    on_change: Callable[[SweepProgress], None] | None = None,
-    dask: str | None = None,
+    traces: Path | None, out: Path, *, quick: bool = False, **run: Unpack[RunOptions]
 ) -> Reproduction:
-    """Run (or resume) the experiment into ``out``; tables, JSON and Figures 7-9."""
+    """Run (or resume) the experiment into ``out``; tables, JSON, and what Figures 7-9 are
+    drawn from: ``figure_data["contexts"]`` (the JSON's contexts) and ``["series"]`` (the
+    time series of each strategy's first run, dedicated context)."""
     sweep = build_sweep(quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
+    store = execute(sweep, out, **run)
     runs = _runs_of(sweep)
     data = {context: context_data(store, runs, context) for context in CONTEXTS}
     seeds = seeds_of(quick)
@@ -416,24 +421,20 @@ def reproduce_dirac(
         for context, c in data.items()
         for name in SENSITIVITY
     ]
-    result = DiracReproduction(
-        paper="Caron, Garonne and Tsaregorodtsev, A study of meta-scheduling architectures "
-        "for high throughput computing, LIP RR-2005-13: centralized push against DIRAC pull",
-        rows=rows,
-        tables=tables_from(data),
-        notes=notes,
-        contexts=data,
-    )
-    result.write(out)
-    from schedlab.report.reproduce import dirac_figure7, dirac_figure8, dirac_figure9
-
     first = {
         name: runs.strategies["dedicated"][name][0]
         for name in STRATEGIES
         if runs.strategies["dedicated"].get(name)
     }
     series = {name: store.timeseries(run_id) for name, run_id in first.items()}
-    result.files.append(dirac_figure7(series, out / "dirac_figure7_states.svg"))
-    result.files.append(dirac_figure8(data, out / "dirac_figure8_wait_vs_refresh.svg"))
-    result.files.append(dirac_figure9(data, series, out / "dirac_figure9_strategies.svg"))
+    result = DiracReproduction(
+        paper="Caron, Garonne and Tsaregorodtsev, A study of meta-scheduling architectures "
+        "for high throughput computing, LIP RR-2005-13: centralized push against DIRAC pull",
+        rows=rows,
+        tables=tables_from(data),
+        notes=notes,
+        figure_data={"contexts": data, "series": series},
+        contexts=data,
+    )
+    result.write(out)
     return result

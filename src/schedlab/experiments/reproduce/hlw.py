@@ -18,16 +18,17 @@ median - FS0.5mPX's median) / best reference's median, in percent, beside the pa
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedlab.experiments.reproduce.common import Reproduction, execute, sweep_of
-from schedlab.experiments.runner import SweepProgress
+from schedlab.experiments.reproduce.common import Reproduction, RunOptions, execute, sweep_of
 from schedlab.experiments.store import ResultStore
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PAPER = (
     "Lanore and Klein, De l'ordonnement des applications multi-niveaux, ComPAS 2013: "
@@ -215,17 +216,12 @@ class HlwReproduction(Reproduction):
 
 
 def reproduce_hlw(
-    traces: Path | None,
-    out: Path,
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    on_change: Callable[[SweepProgress], None] | None = None,
-    dask: str | None = None,
+    traces: Path | None, out: Path, *, quick: bool = False, **run: Unpack[RunOptions]
 ) -> Reproduction:
-    """Run (or resume) the experiment into ``out``; tables, JSON and the box plots."""
+    """Run (or resume) the experiment into ``out``; tables, JSON, and every instance's
+    normalized Cmax for the box plots (``figure_data["values"]``)."""
     sweep = build_sweep(quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
+    store = execute(sweep, out, **run)
     values = values_from(store, sweep)
     rows = scenario_rows(values)
     count = QUICK_INSTANCES if quick else INSTANCES
@@ -240,9 +236,6 @@ def reproduce_hlw(
         "Improvement = (best reference median - FS0.5mPX median) / best reference median; "
         "the paper's Figure 1h places scenario e's cell ambiguously (read as 4 %).",
     ]
-    result = HlwReproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
+    result = HlwReproduction(PAPER, rows, tables_from(rows), notes, figure_data={"values": values})
     result.write(out)
-    from schedlab.report.reproduce import hlw_figure
-
-    result.files.append(hlw_figure(values, out / "hlw_normalized_cmax.svg"))
     return result

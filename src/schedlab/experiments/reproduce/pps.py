@@ -33,26 +33,27 @@ log records start times rather than arrivals, so replayed below load 1.25 no job
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.experiments.analysis import over_seeds
 from schedlab.experiments.reproduce.common import (
     Reproduction,
-    change,
+    RunOptions,
     execute,
     fmt,
-    fmt_pct,
+    fmt_change,
     sweep_of,
     trace_file,
 )
 from schedlab.experiments.reproduce.published import PPS_LOADS, PPS_TABLES
-from schedlab.experiments.runner import SweepProgress
 from schedlab.experiments.store import ResultStore
 from schedlab.experiments.sweep import parse_sweep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 BATCH = 5000
 PAPER = (
@@ -261,12 +262,12 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
                 fmt(r["easy_mean_response_time"]),
                 fmt(p[0]),
                 fmt(r["pps_mean_response_time"]),
-                fmt_pct(change(r["pps_mean_response_time"], r["easy_mean_response_time"])),
-                fmt_pct(change(p[1], p[0])),
+                fmt_change(r["pps_mean_response_time"], r["easy_mean_response_time"]),
+                fmt_change(p[1], p[0]),
                 fmt(r["easy_mean_bounded_slowdown"]),
                 fmt(r["pps_mean_bounded_slowdown"]),
-                fmt_pct(change(r["pps_mean_bounded_slowdown"], r["easy_mean_bounded_slowdown"])),
-                fmt_pct(change(p[3], p[2])),
+                fmt_change(r["pps_mean_bounded_slowdown"], r["easy_mean_bounded_slowdown"]),
+                fmt_change(p[3], p[2]),
             ]
         )
         t2.append(
@@ -288,18 +289,12 @@ def tables_from(rows: list[dict[str, Any]]) -> list[tuple[str, list[str], list[l
 
 
 def reproduce_pps(
-    traces: Path,
-    out: Path,
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    on_change: Callable[[SweepProgress], None] | None = None,
-    dask: str | None = None,
+    traces: Path, out: Path, *, quick: bool = False, **run: Unpack[RunOptions]
 ) -> Reproduction:
-    """Run (or resume) the experiment into ``out`` (on local workers, or on Dask with
-    ``dask``: "local" or a scheduler address) and build its tables and figure."""
+    """Run (or resume) the experiment into ``out``; its tables, and the main variant's rows
+    for its figure (``figure_data["main_rows"]``)."""
     sweep, variants = build_sweep(traces, quick)
-    store = execute(sweep, out, workers=workers, on_change=on_change, dask=dask)
+    store = execute(sweep, out, **run)
     rows = rows_from(store, sweep, variants)
     notes = [
         "CM5 and O2K are not available here: SDSC-BLUE (first 100,000 cleaned jobs) stands "
@@ -323,10 +318,7 @@ def reproduce_pps(
             f"--quick: the first {QUICK_JOBS} jobs of each workload, load factors "
             f"{', '.join(f'{f:g}' for f in QUICK_LOADS)}."
         )
-    result = Reproduction(paper=PAPER, rows=rows, tables=tables_from(rows), notes=notes)
-    result.write(out)
-    from schedlab.report.reproduce import pps_figure
-
     main = [r for r in rows if r["variant"] == MAIN]
-    result.files.append(pps_figure(main, out / "pps_response_time.svg"))
+    result = Reproduction(PAPER, rows, tables_from(rows), notes, figure_data={"main_rows": main})
+    result.write(out)
     return result

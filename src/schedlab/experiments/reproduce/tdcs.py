@@ -81,7 +81,7 @@ class Run:
 
 def platform() -> Any:
     """The built-in platform (``builtin:tdcs``: the shipped example platform-tdcs.toml)."""
-    from schedlab.experiments.sweep import load_platform_source
+    from schedlab.grid.platforms import load_platform_source
 
     return load_platform_source(PLATFORM)
 
@@ -96,8 +96,8 @@ def runs_of(quick: bool) -> list[Run]:
 
 def simulate(run: Run) -> dict[str, Any]:
     """One run's summary (the pre-registered metrics)."""
-    from schedlab.tdcs.run import run_tdcs
-    from schedlab.tdcs.workload import generate_tdcs
+    from schedlab.simulation import run_tdcs
+    from schedlab.workload.models.tdcs import generate_tdcs
 
     plat = platform()
     workload = generate_tdcs(plat, hours=run.hours, load=LOAD, seed=run.seed)
@@ -171,7 +171,9 @@ def reproduce_tdcs(
     on_change: Callable[..., None] | None = None,
     dask: str | None = None,
 ) -> Reproduction:
-    """Run (or resume) the pre-registered evaluation into ``out``; tables, JSON, figures."""
+    """Run (or resume) the pre-registered evaluation into ``out``; tables, JSON, and what
+    the figures are drawn from: ``figure_data["means"]`` (configuration -> mean of each
+    component over the seeds) and ``["horizon"]`` (the JSON's horizon curve)."""
     runs = runs_of(quick)
     results = _cached(out, runs, workers)
     seeds = sorted({r.seed for r in runs})
@@ -207,6 +209,10 @@ def reproduce_tdcs(
         "Pre-registered scenario and hypotheses: docs/reproductions.md, 'Absolute priorities "
         "across clusters'.",
     ]
+    means = {
+        c: {k: float(np.mean([d[k] for d in by[(c, None)]])) for k in ROW_KEYS}
+        for c in CONFIGURATIONS
+    }
     result = TdcsReproduction(
         paper="Baranov and Tikhomirov, Scheduling of jobs in a territorially distributed "
         "computing system with absolute priorities, Computational Technologies 2017: the "
@@ -214,17 +220,10 @@ def reproduce_tdcs(
         rows=rows,
         tables=tables,
         notes=notes,
+        figure_data={"means": means, "horizon": curve},
         horizon=curve,
     )
     result.write(out)
-    from schedlab.report.reproduce import tdcs_components_figure, tdcs_horizon_figure
-
-    means = {
-        c: {k: float(np.mean([d[k] for d in by[(c, None)]])) for k in ROW_KEYS}
-        for c in CONFIGURATIONS
-    }
-    result.files.append(tdcs_components_figure(means, out / "tdcs_components.svg"))
-    result.files.append(tdcs_horizon_figure(curve, out / "tdcs_horizon.svg"))
     return result
 
 

@@ -48,8 +48,8 @@ import numpy as np
 from scipy.special import gammainc, gammaln
 
 from schedlab.errors import ConfigError
-from schedlab.grid.workload import GridWorkload
 from schedlab.platform.description import Platform
+from schedlab.workload.grid import GridWorkload
 
 __all__ = [
     "DEFAULT_SIZE_SCALE",

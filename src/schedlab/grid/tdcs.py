@@ -50,10 +50,15 @@ from schedlab.engine.events import JobState
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import register_meta_scheduler
-from schedlab.tdcs.network import Network
+from schedlab.platform.network import Network
 
 __all__ = [
     "CANDIDATE_RULES",
+    "CONFIGURATIONS",
+    "DEFAULT_CHECKPOINT_OVERHEAD",
+    "PREEMPTION",
+    "BaselineParams",
+    "local_manager",
     "LeastLoaded",
     "RandomDispatch",
     "RoundRobin",
@@ -389,14 +394,23 @@ class _RandomActor(_Immediate):
 # -- the registered meta-schedulers -----------------------------------------------------------
 
 
+def _check_factor(name: str, factor: float) -> None:
+    if not (isinstance(factor, int | float) and not isinstance(factor, bool)) or not (
+        0 <= factor < math.inf
+    ):
+        raise ConfigError(f"{name} parameter checkpoint_factor", factor, "a number >= 0")
+
+
 @dataclass(frozen=True)
 class TdcsParams:
     """``candidate_rule``: "queue" (default), "queue_and_running" or "fits_by_preemption";
     ``horizon``: H, global jobs a cluster may hold (dispatched, not ended or evicted); 0 or
-    None: unlimited."""
+    None: unlimited. ``checkpoint_factor``: a checkpoint moved after an eviction weighs this
+    times the job's input."""
 
     candidate_rule: str = "queue"
     horizon: int | None = None
+    checkpoint_factor: float = 1.0
 
     def __post_init__(self) -> None:
         if self.candidate_rule not in CANDIDATE_RULES:
@@ -404,31 +418,29 @@ class TdcsParams:
         h = self.horizon
         if h is not None and (isinstance(h, bool) or not isinstance(h, int) or h < 0):
             raise ConfigError("tdcs parameter horizon", h, "an integer >= 1, or 0/None: unlimited")
+        _check_factor("tdcs", self.checkpoint_factor)
 
 
 @dataclass(frozen=True)
-class NoParams:
-    """No parameters."""
+class BaselineParams:
+    """``checkpoint_factor``: a checkpoint moved after an eviction weighs this times the
+    job's input."""
+
+    checkpoint_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_factor("dispatcher", self.checkpoint_factor)
 
 
 class _Base:
-    """What every dispatcher here shares: the network it is bound to, its records."""
+    """What every dispatcher here shares: the actor it builds (on the platform's network,
+    `GridContext.network`) and its records."""
 
     name: ClassVar[str] = ""
+    params: TdcsParams | BaselineParams
 
     def __init__(self) -> None:
         self.actor: _Dispatchers | None = None
-        self.network: Network | None = None
-        self.checkpoint_factor = 1.0
-
-    def bind(self, network: Network, checkpoint_factor: float = 1.0) -> None:
-        """The times between clusters and the checkpoint size (x the input) to use;
-        without it a run has no network cost."""
-        self.network = network
-        self.checkpoint_factor = float(checkpoint_factor)
-
-    def _network(self, context: GridContext) -> Network:
-        return self.network or Network.free(len(context.site_names))
 
     def counters(self) -> dict[str, int]:
         return {"dispatches": self.actor.dispatches if self.actor else 0}
@@ -448,6 +460,7 @@ class Tdcs(_Base):
 
     name: ClassVar[str] = "tdcs"
     Params: ClassVar[type] = TdcsParams
+    params: TdcsParams
 
     def __init__(self, params: TdcsParams | None = None) -> None:
         super().__init__()
@@ -456,20 +469,19 @@ class Tdcs(_Base):
     def actors(self, context: GridContext) -> list[Actor]:
         p = self.params
         actor = _TdcsActor(
-            context, self._network(context), self.checkpoint_factor, p.candidate_rule,
-            p.horizon or 0,
-        )  # fmt: skip
+            context, context.links, p.checkpoint_factor, p.candidate_rule, p.horizon or 0
+        )
         self.actor = actor
         return [actor]
 
 
 def _baseline(cls_name: str, actor_cls: type[_Immediate], doc: str) -> type[_Base]:
-    def __init__(self: Any, params: NoParams | None = None) -> None:
+    def __init__(self: Any, params: BaselineParams | None = None) -> None:
         _Base.__init__(self)
-        self.params = params or NoParams()
+        self.params = params or BaselineParams()
 
     def actors(self: Any, context: GridContext) -> list[Actor]:
-        actor = actor_cls(context, self._network(context), self.checkpoint_factor)
+        actor = actor_cls(context, context.links, self.params.checkpoint_factor)
         self.actor = actor
         return [actor]
 
@@ -478,7 +490,7 @@ def _baseline(cls_name: str, actor_cls: type[_Immediate], doc: str) -> type[_Bas
         (_Base,),
         {
             "name": actor_cls.name,
-            "Params": NoParams,
+            "Params": BaselineParams,
             "__init__": __init__,
             "actors": actors,
             "__doc__": doc,
@@ -497,3 +509,32 @@ LeastLoaded = _baseline(
 RandomDispatch = _baseline(
     "RandomDispatch", _RandomActor, "Baseline: a uniformly drawn cluster (seeded)."
 )
+
+
+# -- the runs of the paper (SPEC 6) ---------------------------------------------------------------
+PREEMPTION = ("checkpoint", "suspend", "requeue", "cancel", "none")
+DEFAULT_CHECKPOINT_OVERHEAD = 60.0  # s to read a checkpoint back at a restart
+# named configurations: dispatcher and, where it is fixed, the local managers' preemption
+CONFIGURATIONS: dict[str, tuple[str, str | None]] = {
+    "tdcs": ("tdcs", None),
+    "tdcs_no_preemption": ("tdcs", "none"),
+    "round_robin": ("round_robin", None),
+    "least_loaded": ("least_loaded", None),
+    "random": ("random", None),
+}
+
+
+def local_manager(
+    preemption: str, overhead: float = DEFAULT_CHECKPOINT_OVERHEAD
+) -> tuple[str, dict[str, Any]]:
+    """The local resource manager of every cluster in a run of the paper: pps reading the
+    ``priority`` attribute (a larger number preempts a strictly smaller one) with the
+    ``preemption`` mode and, under checkpoints, the ``overhead`` of a restart (s)."""
+    if preemption not in PREEMPTION:
+        raise ConfigError("--preemption", preemption, PREEMPTION)
+    if not (isinstance(overhead, int | float) and 0 <= overhead < float("inf")):
+        raise ConfigError("--checkpoint-overhead", overhead, "seconds >= 0")
+    params: dict[str, Any] = {"priority": "attribute", "preemption": preemption}
+    if preemption == "checkpoint":
+        params["checkpoint_overhead"] = float(overhead)
+    return "pps", params

@@ -4,4 +4,4 @@ family of online schedulers, the reference schedulers (rand, Ref4, RefN) and cla
 They are ordinary registered policies: importing this package registers them.
 """
 
-from schedlab.moldable import cpa, fs, references  # noqa: F401
+from schedlab.schedulers.moldable import cpa, fs, references  # noqa: F401

@@ -1,4 +1,6 @@
-"""The run loop: one cluster of identical processors, jobs streamed in submit order.
+"""The fast path: the inlined run loop of one cluster of identical processors, jobs streamed
+in submit order, rigid, without dependants (the general kernel, `engine.kernel`, gives the
+same results there: tests/unit/test_engines_agree.py).
 
 Only the next submission is considered at a time (the workload is already sorted), pending
 completions wait in a heap keyed ``(time, job, generation)`` and wake-ups in a heap of times;

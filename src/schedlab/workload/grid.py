@@ -16,7 +16,7 @@ stream      -1: the global stream (meta-jobs, to actor 0); p >= 0: a local job o
 job_id      SWF field 1 for a replayed trace; 1..n in submit order for a generated one
 ==========  ============================================================================
 
-`GridWorkload.job_specs` turns it into the kernel's `JobSpecs`: global jobs go to actor 0
+A run (`scenario.platform_jobs`) turns it into the kernel's jobs: global jobs go to actor 0
 (the meta-scheduler's entry point), local ones straight to their pool; the requested work
 is the work (nothing is killed for overrunning its estimate; a pool still kills at t_max);
 ``attributes["org"]`` carries the organisation (DIRAC's job classes group by it) and the
@@ -47,7 +47,6 @@ times ends come before starts (a processor freed at t is reused at t).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,9 +54,6 @@ from schedlab.errors import ConfigError, WorkloadError
 from schedlab.platform.description import NO_NETWORK, Platform, Queue, Site
 from schedlab.workload.job import Workload
 from schedlab.workload.partitions import partition_names, peak_in_use
-
-if TYPE_CHECKING:
-    from schedlab.engine.kernel import JobSpecs
 
 __all__ = ["MODES", "GridWorkload", "check_mode", "derive_platform", "peak_concurrency"]
 
@@ -155,29 +151,6 @@ class GridWorkload:
                 int(self.procs[self.is_global].max()),
                 f"at most {int(sizes.max())}, the widest pool's nodes",
             )
-
-    def job_specs(self, actor: int = 0) -> JobSpecs:
-        """The kernel's jobs, by row: meta-jobs to ``actor``, local jobs to their pool."""
-        from schedlab.engine.durations import RIGID
-        from schedlab.engine.kernel import JobSpecs
-
-        n = len(self)
-        is_global = self.is_global
-        work = self.work.tolist()
-        org = self.org.tolist()
-        return JobSpecs(
-            release_at=self.submit_at.tolist(),
-            work=work,
-            requested_work=list(work),
-            procs=self.procs.tolist(),
-            user=list(org),
-            speedup=[RIGID] * n,
-            parent=[-1] * n,
-            think=[0.0] * n,
-            target_actor=np.where(is_global, actor, -1).tolist(),
-            target_pool=np.where(is_global, -1, self.stream).tolist(),
-            attributes={"org": [float(o) for o in org]},
-        )
 
     # -- building ----------------------------------------------------------------------------
     @classmethod

@@ -15,7 +15,7 @@ input_size      bytes of input moved when a job runs away from its origin
 checkpointable  1: a preempted run keeps its work (checkpoint), 0: it is requeued
 ==============  ===========================================================================
 
-`TdcsWorkload.job_specs` gives the kernel these as job attributes (``priority``,
+A run (`scenario.platform_jobs`) gives the kernel these as job attributes (``priority``,
 ``checkpointable``, ``global``, ``origin``, ``input_size``, ``stream``, ``org``), which the
 local managers (`pps` with ``priority="attribute"``) and the dispatchers read.
 
@@ -41,17 +41,13 @@ import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
-from schedlab.grid.workload import GridWorkload, _partitions, check_mode
 from schedlab.platform.description import Platform
+from schedlab.workload.grid import GridWorkload, _partitions, check_mode
 from schedlab.workload.job import Workload
-
-if TYPE_CHECKING:
-    from schedlab.engine.kernel import JobSpecs
 
 __all__ = [
     "HIGH",
@@ -129,21 +125,6 @@ class TdcsWorkload:
                 int(self.origin.max()),
                 f"a site index in 0..{len(platform.sites) - 1}",
             )
-
-    def job_specs(self, actor: int = 0) -> JobSpecs:
-        """The kernel's jobs: the grid's, with requested work and the paper's attributes."""
-        specs = self.grid.job_specs(actor)
-        specs.requested_work = self.requested.tolist()
-        g = self.is_global
-        specs.attributes.update(
-            priority=self.priority.astype(np.float64).tolist(),
-            checkpointable=self.checkpointable.astype(np.float64).tolist(),
-            origin=self.origin.astype(np.float64).tolist(),
-            input_size=self.input_size.tolist(),
-            stream=self.grid.stream.astype(np.float64).tolist(),
-            **{"global": g.astype(np.float64).tolist()},
-        )
-        return specs
 
     def early_share(self, hours: float = 1.0) -> float:
         """Share of jobs whose requested time exceeds their run time by >= ``hours`` (at

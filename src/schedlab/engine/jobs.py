@@ -1,0 +1,339 @@
+"""The kernel's jobs: what a run is given (`JobSpecs`), the state it keeps per job
+(`JobTable`) and what it gives back (`KernelRun`).
+
+Every per-job column of the kernel is declared once, in `JobTable.COLUMNS`, with the value a
+job starts with. Roots get it at construction (then the columns read from their specs are
+filled in); jobs spawned during the run (pilots) get it in `JobTable.append`. So a spawned
+job has every column a root has, and a new column cannot be forgotten for one of them.
+
+A job's life inside one pool visit, and the arithmetic of durations from work
+(`engine.durations`: progress is kept in work units, so a job resumes right on nodes of
+another speed), live here too: `begin` opens a run segment and says when it stops,
+`stop_segment` closes one. The kernel decides when; this module keeps the accounts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from schedlab.engine.durations import RIGID, SpeedupModel
+from schedlab.engine.events import JobState
+from schedlab.errors import PolicyError
+
+__all__ = ["JobSpecs", "JobTable", "KernelRun"]
+
+_INF = math.inf
+_NAN = math.nan
+_PENDING = int(JobState.PENDING)
+_RUNNING = int(JobState.RUNNING)
+_DONE = int(JobState.DONE)
+
+
+@dataclass
+class JobSpecs:
+    """The jobs of a run, by global id, as parallel lists (built once, read by the kernel).
+
+    ``release_at`` is the submit time of a root (ignored for dependants, released at their
+    parent's end + ``think``); ``work`` and ``requested_work`` are in work units (module
+    `engine.durations`); ``procs`` the requested size; ``target_actor`` >= 0 sends a released
+    job to that actor, else it goes straight to pool ``target_pool``.
+    """
+
+    release_at: list[float]
+    work: list[float]
+    requested_work: list[float]
+    procs: list[int]
+    user: list[int]
+    speedup: list[SpeedupModel]
+    parent: list[int]
+    think: list[float]
+    target_actor: list[int]
+    target_pool: list[int]
+    attributes: dict[str, list[float]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.release_at)
+
+    @classmethod
+    def rigid(
+        cls,
+        *,
+        submit_at: Sequence[float],
+        run_time: Sequence[float],
+        requested_time: Sequence[float],
+        procs: Sequence[int],
+        user: Sequence[int] | None = None,
+        parent: Sequence[int] | None = None,
+        think: Sequence[float] | None = None,
+        speedup: Sequence[SpeedupModel] | None = None,
+        target_actor: int = -1,
+        target_pool: int = 0,
+        attributes: Mapping[str, Sequence[float]] | None = None,
+    ) -> JobSpecs:
+        """Jobs of one stream, all sent to one actor (or pool); work from run times.
+
+        A moldable job's run and requested times are those at its requested size, as in a
+        trace; its work (the time on one processor) is derived through its model.
+        """
+        n = len(submit_at)
+        models: list[SpeedupModel] = list(speedup) if speedup is not None else [RIGID] * n
+        sizes = [int(p) for p in procs]
+        factors = [m.time_factor(p) for m, p in zip(models, sizes)]
+        return cls(
+            release_at=[float(t) for t in submit_at],
+            work=[float(r) / f for r, f in zip(run_time, factors)],
+            requested_work=[float(r) / f for r, f in zip(requested_time, factors)],
+            procs=sizes,
+            user=[int(u) for u in user] if user is not None else [-1] * n,
+            speedup=models,
+            parent=[int(p) for p in parent] if parent is not None else [-1] * n,
+            think=[float(t) for t in think] if think is not None else [0.0] * n,
+            target_actor=[target_actor] * n,
+            target_pool=[target_pool] * n,
+            attributes={k: [float(v) for v in vs] for k, vs in (attributes or {}).items()},
+        )
+
+
+@dataclass(eq=False)
+class KernelRun:
+    """Per-job outcome (numpy arrays by global id) plus what the run counted."""
+
+    submitted_at: np.ndarray  # release (roots: submit; dependants: parent end + think)
+    admitted_at: np.ndarray  # entry into the last pool's queue
+    started_at: np.ndarray
+    finished_at: np.ndarray
+    killed: np.ndarray
+    preemptions: np.ndarray
+    evictions: np.ndarray
+    suspended_time: np.ndarray  # s between first start and end not running
+    executed_work: np.ndarray  # work units done by the attempt that counted
+    wasted_time: np.ndarray  # s run by attempts lost to requeues
+    overhead_time: np.ndarray  # s spent restarting from checkpoints (no work done)
+    alloc_procs: np.ndarray  # processors of the last run segment
+    pool: np.ndarray  # last pool (-1: never reached one)
+    node_power: np.ndarray  # slowest node power of the last run segment
+    host: np.ndarray  # the job it ran inside (payloads), else -1
+    pool_names: list[str]
+    total_procs: int
+    wall_time: float
+    instants: int
+    rounds: int
+    spawned: int
+
+
+class JobTable:
+    """Per-job state of one kernel run: one list per column, indexed by global id.
+
+    Public columns are what actors read through the kernel (`engine.actors.PlatformView`)
+    and what the run returns; the others are the kernel's accounts. Every column is declared
+    in `COLUMNS` (module docstring).
+    """
+
+    # (column, what a job starts with): roots at construction, spawned jobs in `append`
+    COLUMNS: ClassVar[tuple[tuple[str, Any], ...]] = (
+        # what the job is (roots: read from their specs below)
+        ("procs", 0),  # requested size
+        ("user", -1),
+        ("requested_time", 0.0),  # the estimate at its size, on power 1 (s)
+        ("work", _INF),  # work units (s on one processor of power 1)
+        ("requested_work", _INF),
+        ("model", RIGID),  # speed-up model
+        ("think", 0.0),  # s after the parent's end before a dependant's release
+        ("target_actor", -1),  # who receives it when released (-1: a pool)
+        ("target_pool", -1),
+        ("parent", -1),
+        ("children", None),  # dependants released at its end
+        ("release_at", _NAN),
+        ("open_ended", False),  # a pilot: no work, ended by its actor or its limit
+        ("requested_s", 0.0),  # an open-ended job's limit (s)
+        ("tag", None),  # what its spawner attached (pilots)
+        # where it is
+        ("state", _PENDING),  # `JobState`
+        ("where", -1),  # pool (-1: none, or in transit)
+        ("local", -1),  # its number in that pool's view
+        ("owner", -1),  # actor that dispatched or spawned it
+        ("holder", -1),  # actor it was released (or handed back) to
+        ("host", -1),  # the job it runs inside (payloads)
+        ("host_used", 0),  # processors its payloads hold (hosts)
+        ("groups", None),  # node groups held: [(group, processors), ...]
+        # its current run segment and attempt
+        ("gen", 0),  # generation: makes pending ends of stopped segments stale
+        ("will_kill", False),  # the pending end is a kill (limit reached first)
+        ("seg_start", _NAN),
+        ("factor", 1.0),  # seconds per work unit of the current segment
+        ("done_work", 0.0),  # work done before the current segment (this attempt)
+        ("attempt_time", 0.0),  # seconds run by the current attempt
+        ("pool_time", 0.0),  # seconds run in the current pool visit (t_max)
+        ("overhead", 0.0),  # s to pay at the next (re)start: reading a checkpoint
+        ("seg_over", 0.0),  # s of the current segment that restart (no work)
+        ("suspended_since", _NAN),
+        # what the run reports
+        ("node_power", _NAN),  # slowest node of the last segment
+        ("alloc_procs", 0),  # processors of the last segment
+        ("submitted_at", _NAN),
+        ("admitted_at", _NAN),
+        ("started_at", _NAN),
+        ("finished_at", _NAN),
+        ("killed", False),
+        ("preemptions", 0),
+        ("evictions", 0),
+        ("suspended_time", 0.0),
+        ("wasted_time", 0.0),  # s run by attempts lost (requeue, cancel)
+        ("overhead_time", 0.0),  # s spent restarting from checkpoints
+    )
+
+    procs: list[int]
+    user: list[int]
+    requested_time: list[float]
+    work: list[float]
+    requested_work: list[float]
+    model: list[SpeedupModel]
+    think: list[float]
+    target_actor: list[int]
+    target_pool: list[int]
+    parent: list[int]
+    children: list[list[int] | None]
+    release_at: list[float]
+    open_ended: list[bool]
+    requested_s: list[float]
+    tag: list[object]
+    state: list[int]
+    where: list[int]
+    local: list[int]
+    owner: list[int]
+    holder: list[int]
+    host: list[int]
+    host_used: list[int]
+    groups: list[list[tuple[int, int]] | None]
+    gen: list[int]
+    will_kill: list[bool]
+    seg_start: list[float]
+    factor: list[float]
+    done_work: list[float]
+    attempt_time: list[float]
+    pool_time: list[float]
+    overhead: list[float]
+    seg_over: list[float]
+    suspended_since: list[float]
+    node_power: list[float]
+    alloc_procs: list[int]
+    submitted_at: list[float]
+    admitted_at: list[float]
+    started_at: list[float]
+    finished_at: list[float]
+    killed: list[bool]
+    preemptions: list[int]
+    evictions: list[int]
+    suspended_time: list[float]
+    wasted_time: list[float]
+    overhead_time: list[float]
+
+    def __init__(self, specs: JobSpecs) -> None:
+        n = len(specs)
+        for name, start in self.COLUMNS:
+            setattr(self, name, [start] * n)
+        self.procs = list(specs.procs)
+        self.user = list(specs.user)
+        self.requested_time = [
+            w * m.time_factor(p)
+            for w, m, p in zip(specs.requested_work, specs.speedup, specs.procs)
+        ]
+        self.work = list(specs.work)
+        self.requested_work = list(specs.requested_work)
+        self.model = list(specs.speedup)
+        self.think = list(specs.think)
+        self.target_actor = list(specs.target_actor)
+        self.target_pool = list(specs.target_pool)
+        self.parent = list(specs.parent)
+        self.release_at = list(specs.release_at)
+        for j, parent in enumerate(specs.parent):
+            if parent >= 0:
+                kids = self.children[parent]
+                if kids is None:
+                    self.children[parent] = [j]
+                else:
+                    kids.append(j)
+        # per-job attributes by global id (spawned jobs: NaN), for actors
+        self.attributes = {k: list(v) for k, v in specs.attributes.items()}
+        self.roots = len(specs)  # jobs of the workload; ids above are spawned
+        self.payloads: dict[int, list[int]] = {}  # host -> the payloads running in it
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def append(self) -> int:
+        """A new job (spawned during the run) with every column at its start value."""
+        j = len(self.state)
+        for name, start in self.COLUMNS:
+            getattr(self, name).append(start)
+        for values in self.attributes.values():
+            values.append(_NAN)
+        return j
+
+    def add_payload(self, host: int, j: int, q: int) -> None:
+        """Job j now runs on q of ``host``'s processors (a payload in its pilot)."""
+        self.host_used[host] += q
+        self.payloads.setdefault(host, []).append(j)
+
+    def drop_payload(self, j: int) -> None:
+        """Payload j ended: its host's processors are its host's again."""
+        host = self.host[j]
+        self.host_used[host] -= self.alloc_procs[j]
+        payloads = self.payloads[host]
+        payloads.remove(j)
+        if not payloads:
+            del self.payloads[host]
+
+    def check_all_ended(self, ended: int, pool_names: Sequence[str]) -> None:
+        """PolicyError naming the first job that never ended, when ``ended`` is short."""
+        total = len(self.state)
+        if ended == total:
+            return
+        stuck = [j for j in range(total) if self.state[j] != _DONE]
+        j = stuck[0]
+        where = self.where[j]
+        place = f"in pool {pool_names[where]!r}" if where >= 0 else "in no pool"
+        raise PolicyError(
+            f"{len(stuck)} job(s) never finished when no event remained (first: job "
+            f"{j}, {JobState(self.state[j]).name.lower()} {place})"
+        )
+
+    # -- accounts of preemptions ------------------------------------------------------------
+    def lose_attempt(self, j: int) -> None:
+        """The current attempt's time is lost work (a requeue or a cancel)."""
+        self.wasted_time[j] += self.attempt_time[j]
+        self.attempt_time[j] = 0.0
+
+    def end_suspension(self, j: int, now: float) -> None:
+        """A suspended job ends without resuming: its time suspended is counted."""
+        since = self.suspended_since[j]
+        if since == since:
+            self.suspended_time[j] += now - since
+            self.suspended_since[j] = _NAN
+
+    # -- the outcome ------------------------------------------------------------------------
+    def outcome(self, **counted: Any) -> KernelRun:
+        """The run's per-job arrays (`KernelRun`), with what the kernel ``counted``."""
+        return KernelRun(
+            submitted_at=np.array(self.submitted_at),
+            admitted_at=np.array(self.admitted_at),
+            started_at=np.array(self.started_at),
+            finished_at=np.array(self.finished_at),
+            killed=np.array(self.killed, dtype=bool),
+            preemptions=np.array(self.preemptions, dtype=np.int64),
+            evictions=np.array(self.evictions, dtype=np.int64),
+            suspended_time=np.array(self.suspended_time),
+            executed_work=np.array(self.done_work),
+            wasted_time=np.array(self.wasted_time),
+            overhead_time=np.array(self.overhead_time),
+            alloc_procs=np.array(self.alloc_procs, dtype=np.int64),
+            pool=np.array(self.where, dtype=np.int64),
+            node_power=np.array(self.node_power),
+            host=np.array(self.host, dtype=np.int64),
+            **counted,
+        )

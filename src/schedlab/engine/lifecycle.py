@@ -1,0 +1,161 @@
+"""Starting, stopping and ending jobs in a kernel run: run segments, ends, node releases,
+payloads and dependants.
+
+Durations come from work (`engine.durations`): a segment on q processors of power w runs
+``work x time_factor(q) / w`` seconds, and progress is kept in work units, so a job resumes
+right on nodes of another speed. A segment stops at the first of: the job's end, its
+requested time (under kill_on_overrun), its pool's t_max; a restart from a checkpoint first
+pays its overhead, doing no work. The kernel decides when; this module keeps the accounts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from schedlab.engine.actors import JobEvent
+from schedlab.engine.events import EventKind, JobState, Rank
+
+if TYPE_CHECKING:
+    from schedlab.engine.kernel import Kernel
+    from schedlab.engine.pools import Pool
+
+__all__ = ["Lifecycle"]
+
+_INF = math.inf
+_NAN = math.nan
+_RUNNING = int(JobState.RUNNING)
+_DONE = int(JobState.DONE)
+_END, _NODES, _RELEASE = int(EventKind.END), int(EventKind.NODES), int(EventKind.RELEASE)
+_ENDS, _DELIVERIES = int(Rank.ENDS), int(Rank.DELIVERIES)
+
+
+class Lifecycle:
+    """Run segments and ends of one kernel's jobs (module docstring)."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.k = kernel
+        self.jobs = kernel.jobs
+
+    def begin(self, j: int, q: int, power: float, now: float) -> None:
+        """Start (or resume) job j now on q processors of ``power``: schedule its end."""
+        k, t = self.k, self.jobs
+        if t.started_at[j] != t.started_at[j]:
+            t.started_at[j] = now
+        else:
+            since = t.suspended_since[j]
+            if since == since:
+                t.suspended_time[j] += now - since
+                t.suspended_since[j] = _NAN
+        t.state[j] = _RUNNING
+        t.alloc_procs[j] = q
+        t.node_power[j] = power
+        t.seg_start[j] = now
+        k.running += 1
+        # seconds left before the pool's t_max (a payload runs in its host's time)
+        cap = _INF if t.host[j] >= 0 else k.pools[t.where[j]].t_max - t.pool_time[j]
+        if t.open_ended[j]:
+            limit = t.requested_s[j] - t.pool_time[j]
+            t.will_kill[j] = True
+            k.push(now + (limit if limit < cap else cap), _ENDS, j, _END, t.gen[j])
+            return
+        factor = t.model[j].time_factor(q) / power
+        t.factor[j] = factor
+        done = t.done_work[j]
+        remaining = (t.work[j] - done) * factor
+        stop = remaining
+        if k.kill_on_overrun:
+            budget = (t.requested_work[j] - done) * factor
+            if budget < stop:
+                stop = budget
+        over = t.overhead[j]
+        if over:  # restarting from a checkpoint: the first seconds do no work
+            t.overhead[j] = 0.0
+            t.seg_over[j] = over
+            stop += over
+            remaining += over
+        if cap < stop:
+            stop = cap
+        t.will_kill[j] = stop < remaining
+        k.push(now + stop, _ENDS, j, _END, t.gen[j])
+
+    def stop_segment(self, j: int, now: float) -> float:
+        """Close job j's running segment: count its work and time; returns the seconds."""
+        t = self.jobs
+        ran = now - t.seg_start[j]
+        over = t.seg_over[j]
+        used = 0.0
+        if over:
+            used = ran if ran < over else over
+            t.overhead_time[j] += used
+            t.seg_over[j] = 0.0
+            if used < over:  # stopped while restarting: the rest is still to pay
+                t.overhead[j] += over - used
+        if not t.open_ended[j]:
+            t.done_work[j] += (ran - used) / t.factor[j]
+        t.attempt_time[j] += ran
+        t.pool_time[j] += ran
+        self.k.running -= 1
+        if self.k.tracer is not None:
+            self.k.tracer.segment(j, t.seg_start[j], now, self.k, used)
+        return ran
+
+    def free_nodes(self, j: int, pool: Pool) -> None:
+        groups = self.jobs.groups[j]
+        if groups is not None:
+            pool.release(groups)
+            self.jobs.groups[j] = None
+            if self.k.tracer is not None:
+                self.k.tracer.released(j, pool.index, groups, self.k.now, self.k)
+
+    def complete(self, j: int, now: float) -> None:
+        """Job j reaches its end (or the limit that kills it)."""
+        k, t = self.k, self.jobs
+        self.stop_segment(j, now)
+        t.state[j] = _DONE
+        t.finished_at[j] = now
+        t.killed[j] = t.will_kill[j]
+        k.done += 1
+        t.gen[j] += 1
+        if t.host[j] >= 0:
+            t.drop_payload(j)
+        else:
+            pool = k.pools[t.where[j]]
+            pool.running -= 1
+            if t.host_used[j]:
+                self.kill_payloads(j, now)
+            if pool.mu_env > 0:
+                if pool.on_end is not None:
+                    pool.on_end(t.local[j])
+                pool.held += t.alloc_procs[j]
+                k.push(now + pool.release_delay(), _ENDS, j, _NODES)
+            else:
+                self.free_nodes(j, pool)
+                pool.policy.on_finish(t.local[j])
+                k.mark_pool(pool.index)
+        k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
+        self.release_children(j, now)
+
+    def release_nodes(self, j: int, now: float) -> None:
+        """The batch system notices job j's end (mu_env after it): nodes free, policy told."""
+        t = self.jobs
+        pool = self.k.pools[t.where[j]]
+        pool.held -= t.alloc_procs[j]
+        self.free_nodes(j, pool)
+        pool.policy.on_finish(t.local[j])
+        self.k.mark_pool(pool.index)
+
+    def kill_payloads(self, host: int, now: float) -> None:
+        """The host ended or was killed: its payloads are killed with it."""
+        for p in list(self.jobs.payloads.get(host, ())):
+            self.jobs.will_kill[p] = True
+            self.complete(p, now)
+
+    def release_children(self, j: int, now: float) -> None:
+        """Job j ended: its dependants are released after their think time."""
+        t = self.jobs
+        kids = t.children[j] if j < t.roots else None
+        if kids:
+            for c in kids:
+                think = t.think[c]
+                self.k.push(now + (think if think > 0 else 0.0), _DELIVERIES, c, _RELEASE)

@@ -1,0 +1,185 @@
+"""A pool's running state inside the kernel: free processors per node group, its policy and
+the `ClusterView` the policy reads (DESIGN 3b: a pool is one batch queue).
+
+The view numbers jobs in the order they entered the pool (append-only: a job that comes back
+after an eviction gets a new number); ``gids`` maps that local number to the global id.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from schedlab.engine.events import JobState
+from schedlab.engine.jobs import JobTable
+from schedlab.engine.protocol import ClusterView, Policy, policy_hooks
+from schedlab.platform.pool import PoolSpec
+from schedlab.platform.service import Constant, service_time
+
+__all__ = ["Pool"]
+
+_INF = math.inf
+_NAN = math.nan
+_WAITING = int(JobState.WAITING)
+_SUSPENDED = int(JobState.SUSPENDED)
+
+
+class Pool:
+    """One pool of a kernel run (module docstring); read by actors as a `PoolState`."""
+
+    __slots__ = (
+        "index",
+        "spec",
+        "name",
+        "powers",
+        "counts",
+        "free",
+        "free_total",
+        "total",
+        "slowest",
+        "t_max",
+        "mu_rec",
+        "mu_env",
+        "rec",
+        "env",
+        "env_upper",
+        "service_rng",
+        "single",
+        "rng",
+        "policy",
+        "on_end",
+        "view",
+        "gids",
+        "queued",
+        "received",
+        "running",
+        "held",
+    )
+
+    def __init__(self, index: int, spec: PoolSpec, policy: Policy, kill_on_overrun: bool) -> None:
+        order = spec.placement_order()
+        self.index = index
+        self.spec = spec
+        self.name = spec.name
+        self.powers = [spec.groups[g][0] for g in order]
+        self.counts = [spec.groups[g][1] for g in order]
+        self.free = list(self.counts)
+        self.total = sum(self.counts)
+        self.free_total = self.total
+        self.slowest = min(self.powers)
+        self.t_max = float(spec.t_max)
+        rec, env = service_time(spec.mu_rec), service_time(spec.mu_env)
+        # constants stay plain floats (the common, fast case); distributions are drawn
+        self.rec = None if isinstance(rec, Constant) else rec
+        self.env = None if isinstance(env, Constant) else env
+        self.mu_rec = rec.upper if self.rec is None else 1.0  # (> 0: draw one)
+        self.mu_env = env.upper if self.env is None else 1.0
+        self.env_upper = env.upper  # what the policy plans with, beyond the requested time
+        self.service_rng = np.random.default_rng([spec.seed, 7, index])
+        self.single = len(self.powers) == 1
+        self.rng = np.random.default_rng(spec.seed) if spec.placement == "random" else None
+        self.policy = policy
+        # told at a job's end even while mu_env holds its nodes (a preemptive policy must
+        # not pick an ended job as a victim before on_finish)
+        self.on_end = policy_hooks(policy).on_end
+        self.gids: list[int] = []  # local job number -> global id
+        self.queued = 0
+        self.received = 0
+        self.running = 0
+        self.held = 0  # processors of ended jobs not released yet (mu_env)
+        self.view = ClusterView(
+            total_procs=self.total,
+            submit_at=[],
+            requested_time=[],
+            procs=[],
+            user=[],
+            free_procs=self.total,
+            segment_start_at=[],
+            executed_time=[],
+            kill_on_overrun=kill_on_overrun,
+            attributes={},
+            speedup=[],
+            global_id=self.gids,
+            parent=[],
+        )
+
+    def receive_delay(self) -> float:
+        """Seconds between a job's arrival and its admission into the queue (mu_rec)."""
+        return self.mu_rec if self.rec is None else self.rec.sample(self.service_rng)
+
+    def release_delay(self) -> float:
+        """Seconds an ended job's nodes stay held before the end is noticed (mu_env)."""
+        return self.mu_env if self.env is None else self.env.sample(self.service_rng)
+
+    def admit(self, j: int, jobs: JobTable, now: float) -> int:
+        """Job j enters the queue now: a new local number, the view grows, the policy is told
+        (``on_submit``); returns the number.
+
+        What the batch system plans with is the requested time at most t_max, on the slowest
+        nodes, plus the release delay during which the nodes stay busy after the end (an
+        upper bound).
+        """
+        view = self.view
+        local = len(self.gids)
+        self.gids.append(j)
+        jobs.local[j] = local
+        jobs.admitted_at[j] = now
+        jobs.state[j] = _WAITING if jobs.done_work[j] == 0.0 else _SUSPENDED
+        jobs.pool_time[j] = 0.0
+        view.submit_at.append(now)  # type: ignore[attr-defined]
+        model = jobs.model[j]
+        if jobs.open_ended[j]:
+            req = jobs.requested_s[j]
+        else:
+            req = jobs.requested_work[j] * model.time_factor(jobs.procs[j]) / self.slowest
+        if req > self.t_max:
+            req = self.t_max
+        view.requested_time.append(req + self.env_upper if self.env_upper else req)  # type: ignore[attr-defined]
+        view.procs.append(jobs.procs[j])  # type: ignore[attr-defined]
+        view.user.append(jobs.user[j])  # type: ignore[attr-defined]
+        view.segment_start_at.append(_NAN)  # type: ignore[union-attr]
+        view.executed_time.append(0.0)  # type: ignore[union-attr]
+        view.speedup.append(model)  # type: ignore[union-attr]
+        parent = jobs.parent[j]
+        view.parent.append(  # type: ignore[union-attr]
+            jobs.local[parent] if parent >= 0 and jobs.where[parent] == self.index else -1
+        )
+        for name, values in view.attributes.items():
+            values.append(jobs.attributes[name][j])  # type: ignore[attr-defined]
+        self.queued += 1
+        self.policy.on_submit(local)
+        return local
+
+    def allocate(self, q: int) -> tuple[list[tuple[int, int]], float]:
+        """Take ``q`` processors (placement order); the groups used and the slowest power."""
+        free = self.free
+        self.free_total -= q
+        if self.single:
+            free[0] -= q
+            return [(0, q)], self.powers[0]
+        groups: list[int] | range = range(len(free))
+        if self.rng is not None:
+            groups = self.rng.permutation(len(free)).tolist()
+        taken: list[tuple[int, int]] = []
+        power = _INF
+        left = q
+        for g in groups:
+            f = free[g]
+            if f <= 0:
+                continue
+            k = f if f < left else left
+            free[g] = f - k
+            taken.append((g, k))
+            if self.powers[g] < power:
+                power = self.powers[g]
+            left -= k
+            if not left:
+                break
+        return taken, power
+
+    def release(self, groups: list[tuple[int, int]]) -> None:
+        free = self.free
+        for g, k in groups:
+            free[g] += k
+            self.free_total += k

@@ -1,0 +1,88 @@
+"""Metrics of runs with absolute priorities across clusters (Baranov and Tikhomirov,
+Computational Technologies 2017; SPEC 6), from the per-job table.
+
+Per job, with s its submission and e its end: processing time e - s = global queue time (in
+the dispatchers' queue, every visit) + transfer time (every dispatch's delay: control message
+and data) + local queue time (in a cluster's queue: before its start, suspended, or requeued)
++ run time (running, checkpoint restarts and lost attempts included). The first two are the
+dispatcher's records (zero for a dispatcher that keeps none), the run time the kernel's, the
+local queue time the rest: the four add up to the processing time exactly.
+
+Classes: high (the top priority level), low (between) and background (the lowest level,
+when it is below the top).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["COMPONENTS", "priority_classes", "tdcs_summary"]
+
+# the components of processing time, in the order they add up
+COMPONENTS = ("global_queue_time", "transfer_time", "local_queue_time", "run_time")
+Columns = Mapping[str, np.ndarray]
+
+
+def priority_classes(priority: np.ndarray) -> dict[str, np.ndarray]:
+    """Masks of the high (top level), low (between) and background (lowest) jobs."""
+    top, bottom = (int(priority.max()), int(priority.min())) if len(priority) else (0, 0)
+    return {
+        "high": priority == top,
+        "low": (priority < top) & (priority > bottom),
+        "background": (priority == bottom) & (priority < top),
+    }
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def tdcs_summary(
+    c: Columns,
+    *,
+    configuration: str,
+    preemption: str,
+    early_end_share: float,
+    procs: int,
+    wall_time: float,
+) -> dict[str, Any]:
+    """The paper's metrics (module docstring): high-priority processing time and its
+    components, low-priority and background throughput (jobs/hour, ended within the
+    submission window) and mean wait (processing - run), lost work, preemptions."""
+    cls = priority_classes(np.asarray(c["priority"]))
+    out: dict[str, Any] = {
+        "configuration": configuration,
+        "preemption": preemption,
+        "jobs": len(c["job_id"]),
+    }
+    window = float(c["submitted_at"].max()) if len(c["job_id"]) else 0.0
+    hours = window / 3600.0
+    high = cls["high"]
+    out["high_priority_mean_processing_time"] = _mean(c["processing_time"][high])
+    for key in COMPONENTS:
+        out[key] = _mean(c[key][high])
+    glob = high & (c["stream"] == "global")
+    out["global_high_priority_mean_processing_time"] = _mean(c["processing_time"][glob])
+    for name, throughput, wait in (
+        ("low", "low_priority_throughput", "low_priority_mean_wait_time"),
+        ("background", "background_throughput", "background_mean_wait_time"),
+    ):
+        mask = cls[name]
+        done = mask & (c["finished_at"] <= window)
+        out[throughput] = float(done.sum()) / hours if hours > 0 else float("nan")
+        out[wait] = _mean(c["wait_time"][mask])
+    out["lost_work"] = float(c["lost_work"].sum())
+    out["preemptions"] = int(c["preemptions"].sum())
+    out["evictions"] = int(c["evictions"].sum())
+    out["overhead_time"] = float(c["overhead_time"].sum())
+    out["killed"] = int(np.count_nonzero(c["killed"]))
+    out["early_end_share"] = early_end_share
+    makespan = float(c["finished_at"].max() - c["submitted_at"].min()) if len(high) else 0.0
+    out["makespan"] = makespan
+    busy = float(np.dot(c["run_time"], c["procs"]))
+    out["utilization"] = busy / (procs * makespan) if makespan > 0 else 0.0
+    out["wall_time"] = wall_time
+    return out

@@ -1,0 +1,541 @@
+"""Platform files: the TOML reader of sites, batch queues, node powers and links (SPEC 5).
+
+A platform (`platform.description`: Caron et al., LIP RR-2005-13, section 4.1) is C sites on a
+WAN, each a cluster of nodes on a LAN whose batch queues own some of its nodes. Node powers are
+in NCU/s (work units per second); they are written per group of equal nodes or, as the paper's
+platform module does (section 5), sampled without replacement from a weighted pool of reference
+node types (`platform.nodes`). `read_platform` reads a TOML file into a `Platform`; its queues,
+in file order (sites, then their queues), are the kernel's pools (`Platform.pool_specs`).
+
+This reader checks the shape of a queue's ``policy`` (a string) and ``params`` (a table of
+strings, numbers and booleans) and records on each `Queue` the key path it came from; whether
+the policy exists and takes those parameters is checked against the policy registry where runs
+are built (`grid.platforms.check_policies`; `grid.platforms.load_platform` reads and checks),
+so the platform layer needs no policy code.
+
+The file (``examples/platform-dirac.toml``, ``examples/platform-heterogeneous.toml``)::
+
+    description = "free text"        # optional
+    seed = 1                         # integer >= 0 (default 0): node sampling, pool seeds
+    control_message_kb = 30          # size of one control message, kB of 1000 bytes
+    [wan]                            # optional (default: no cost, infinite bandwidth)
+    bandwidth_mbit = 100             # Mbit/s (10**6 bits per second); inf allowed
+    latency_s = 0                    # seconds
+    [stream]                         # optional: the jobs a run gets when it names none
+    generator = "grid"               # grid (Caron et al., the default) or tdcs (Baranov
+    # meta_jobs = 500                # and Tikhomirov), then the generator's own settings
+    [reference_nodes]                # optional: the pool that `sample = true` draws from
+    types = [{power = 32.12, weight = 2}, {power = 100.0, weight = 6}]  # default: below
+    [[sites]]
+    name = "lyon"                    # unique, non-empty, without "/"
+    nodes = 20                       # node count (required with sample = true)
+    sample = true                    # powers drawn from the reference pool ...
+    # groups = [[96.0, 20]]          # ... or explicit [power, count] groups
+    [sites.lan]                      # optional, as [wan]
+    bandwidth_mbit = 1000
+    latency_s = 0
+    [[sites.queues]]                 # at least one per site
+    name = "default"                 # unique within the site
+    nodes = 20                       # a count; may be left out when the site has one queue
+    t_max = 24000                    # seconds (default inf); a job reaching it is killed
+    policy = "fcfs"                  # a registered policy (default fcfs) ...
+    params = {}                      # ... and its parameters, checked by the registry
+    mu_rec = 3.75                    # seconds, or {dist = "uniform", low, high},
+    mu_env = 2                       # {dist = "exponential", mean} (mu_rec only),
+                                     # {dist = "empirical", values = [...]} or
+                                     # {dist = "empirical", file = "times.txt"}
+    placement = "fastest"            # fastest (default), slowest or random
+
+Rules (docs/model.md, "Grid platforms and workloads"):
+
+* **Queues partition a site's nodes** (overlapping queues are out of scope, SPEC 5). Either
+  the site has nodes (``groups`` or ``sample = true``) and its queues take ``nodes`` counts
+  that add up to the site's: the site's nodes, **fastest first, are dealt to the queues in
+  file order** (the first queue gets the fastest nodes); or the site has neither and each
+  queue lists its own ``groups``. Nodes are counts per (queue, power) group, never one object
+  per node; equal powers are merged into one group, groups are kept fastest first.
+* **Sampling** (the paper's section 5): the multiset of all powers is built in proportion to
+  the pool's weights for the total node count of the sampled sites (largest remainders, so
+  the counts add up; exact when that count is a multiple of the pool's total weight), then
+  each node in turn gets a power drawn at random from what is left, which is removed: a
+  seeded random permutation of the multiset, read in site order. The seed is the file's.
+* **Links**: a transfer of b bytes takes latency + b / bandwidth (`Link.transfer_time`); a
+  control message between the central services and a site crosses the site's LAN and the
+  WAN once (`Platform.message_time`).
+* **Pool seeds** are derived from the platform seed and the pool index (numpy SeedSequence
+  of ``(seed, 1, index)``), so pools draw independent service times and random placements.
+
+Every mistake raises `ConfigError` naming the key path (``sites[1].queues[0].t_max``; indices
+from 0), the value and what is allowed; unknown keys are mistakes too.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.errors import ConfigError
+from schedlab.platform.description import (
+    DEFAULT_STREAM,
+    MAX_NODES,
+    MAX_SEED,
+    MBIT,
+    NO_NETWORK,
+    Link,
+    Platform,
+    Queue,
+    Site,
+)
+from schedlab.platform.nodes import DEFAULT_REFERENCE_POOL, ReferencePool, merge_groups
+from schedlab.platform.pool import PLACEMENTS
+from schedlab.platform.service import (
+    Constant,
+    Empirical,
+    Exponential,
+    ServiceTime,
+    Uniform,
+)
+from schedlab.tomlfile import read_toml
+
+__all__ = ["parse_platform", "read_platform"]
+
+TOP_LEVEL_KEYS = (
+    "description",
+    "seed",
+    "control_message_kb",
+    "wan",
+    "reference_nodes",
+    "stream",
+    "sites",
+)
+LINK_KEYS = ("bandwidth_mbit", "latency_s")
+SITE_KEYS = ("name", "nodes", "groups", "sample", "lan", "queues")
+QUEUE_KEYS = (
+    "name",
+    "nodes",
+    "groups",
+    "t_max",
+    "policy",
+    "params",
+    "mu_rec",
+    "mu_env",
+    "placement",
+)
+SERVICE_KEYS = {
+    "constant": ("dist", "value"),
+    "uniform": ("dist", "low", "high"),
+    "exponential": ("dist", "mean"),
+    "empirical": ("dist", "values", "file"),
+}
+
+
+def read_platform(path: str | os.PathLike[str]) -> Platform:
+    """Read a TOML platform file (module docstring); relative file names in it are from its
+    folder. Policies are checked by name only where runs are built
+    (`grid.platforms.load_platform`)."""
+    data, folder, source = read_toml(path, "platform file")
+    return parse_platform(data, folder, source)
+
+
+def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -> Platform:
+    """Check the parsed TOML ``data`` of a platform file and build the `Platform`.
+
+    ``base_dir`` resolves relative file names (``{dist = "empirical", file = ...}``);
+    ``source`` names the file in the result.
+    """
+    base = Path(base_dir).expanduser()
+    if not isinstance(data, Mapping):
+        raise ConfigError("platform file", type(data).__name__, "a TOML table of keys")
+    _check_keys("", data, TOP_LEVEL_KEYS)
+    description = data.get("description")
+    if description is not None and not isinstance(description, str):
+        raise ConfigError("description", description, "a string")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError("seed", seed, f"an integer in 0..{MAX_SEED}")
+    size_kb = _number("control_message_kb", data.get("control_message_kb", 30), finite=True)
+    wan = _parse_link("wan", data.get("wan"))
+    stream, settings = _parse_stream(data.get("stream", {"generator": DEFAULT_STREAM}))
+    pool = DEFAULT_REFERENCE_POOL
+    given_pool = "reference_nodes" in data
+    if given_pool:
+        pool = _parse_pool(data["reference_nodes"])
+
+    sites_raw = data.get("sites")
+    if sites_raw is None:
+        raise ConfigError("sites", None, "at least one [[sites]] table")
+    if not isinstance(sites_raw, list) or not all(isinstance(s, dict) for s in sites_raw):
+        raise ConfigError("sites", sites_raw, "an array of tables, written [[sites]]")
+    if not sites_raw:
+        raise ConfigError("sites", sites_raw, "at least one [[sites]] table")
+
+    # pass 1: each site's own nodes (explicit groups, a count to sample, or none)
+    plans = [_parse_site_nodes(f"sites[{i}]", s) for i, s in enumerate(sites_raw)]
+    sampled = sum(n for kind, n, _ in plans if kind == "sample")
+    powers = np.empty(0)
+    if sampled:
+        rng = np.random.default_rng([seed, 0])
+        powers = pool.sample(sampled, rng)
+    # pass 2: the queues, taking the site's nodes fastest first
+    sites: list[Site] = []
+    names: dict[str, int] = {}
+    cursor = 0
+    for i, (raw, (kind, n, groups)) in enumerate(zip(sites_raw, plans)):
+        where = f"sites[{i}]"
+        if kind == "sample":
+            values, counts = np.unique(powers[cursor : cursor + n], return_counts=True)
+            groups = merge_groups(list(zip(values.tolist(), counts.tolist())))
+            cursor += n
+        name = raw["name"]
+        if name in names:
+            raise ConfigError(
+                f"{where}.name", name, f"a name no other site has (sites[{names[name]}])"
+            )
+        names[name] = i
+        lan = _parse_link(f"{where}.lan", raw.get("lan"))
+        queues = _parse_queues(where, raw, name, kind, n, groups, base)
+        sites.append(Site(name=name, queues=tuple(queues), lan=lan))
+    return Platform(
+        sites=tuple(sites),
+        wan=wan,
+        control_message=size_kb * 1000.0,
+        seed=seed,
+        source=source,
+        reference_nodes=pool if (sampled or given_pool) else None,
+        stream=stream,
+        stream_settings=settings,
+    )
+
+
+def _parse_stream(raw: object) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """``[stream]``: the generator of the platform's default stream and its settings (their
+    names and values are checked with the generator, `grid.platforms.check_stream`)."""
+    if not isinstance(raw, dict):
+        raise ConfigError("stream", raw, "a table: generator = NAME, then its settings")
+    name = raw.get("generator", DEFAULT_STREAM)
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("stream.generator", name, "the name of a stream generator")
+    settings = []
+    for key, value in raw.items():
+        if key == "generator":
+            continue
+        if key == "seed":
+            raise ConfigError("stream.seed", value, "no seed here (a run's seed seeds its stream)")
+        if not isinstance(value, str | int | float | bool):
+            raise ConfigError(f"stream.{key}", value, "a string, number or boolean")
+        settings.append((key, value))
+    return name, tuple(sorted(settings))
+
+
+def _check_keys(where: str, table: Mapping[str, Any], allowed: Sequence[str]) -> None:
+    for key in table:
+        if key not in allowed:
+            path = f"{where}.{key}" if where else str(key)
+            raise ConfigError(path, table[key], f"one of the keys {', '.join(allowed)}")
+
+
+def _number(
+    where: str,
+    value: object,
+    *,
+    low: float = 0.0,
+    strict: bool = False,
+    finite: bool = False,
+) -> float:
+    """A TOML number >= low (> low when ``strict``; inf refused when ``finite``)."""
+    bound = f"> {low:g}" if strict else f">= {low:g}"
+    allowed = f"a number {bound}" + ("" if finite else " (inf allowed)")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(where, value, allowed)
+    x = float(value)
+    if math.isnan(x) or (finite and math.isinf(x)) or x < low or (strict and x == low):
+        raise ConfigError(where, value, allowed)
+    return x
+
+
+def _count(where: str, value: object, low: int = 1) -> int:
+    allowed = f"an integer in {low}..{MAX_NODES}"
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_NODES:
+        raise ConfigError(where, value, allowed)
+    return value
+
+
+def _parse_link(where: str, raw: object) -> Link:
+    if raw is None:
+        return NO_NETWORK
+    if not isinstance(raw, dict):
+        raise ConfigError(where, raw, f"a table with {', '.join(LINK_KEYS)}")
+    _check_keys(where, raw, LINK_KEYS)
+    bandwidth = _number(f"{where}.bandwidth_mbit", raw.get("bandwidth_mbit", math.inf), strict=True)
+    latency = _number(f"{where}.latency_s", raw.get("latency_s", 0.0), finite=True)
+    return Link(bandwidth * MBIT, latency)
+
+
+def _parse_pool(raw: object) -> ReferencePool:
+    where = "reference_nodes"
+    if not isinstance(raw, dict):
+        raise ConfigError(where, raw, "a table with types = [{power, weight}, ...]")
+    _check_keys(where, raw, ("types",))
+    types = raw.get("types")
+    if not isinstance(types, list) or not types:
+        raise ConfigError(f"{where}.types", types, "a non-empty array of {power, weight}")
+    out: list[tuple[float, float]] = []
+    for j, entry in enumerate(types):
+        at = f"{where}.types[{j}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(at, entry, "a table {power = NCU/s, weight = share}")
+        _check_keys(at, entry, ("power", "weight"))
+        for key in ("power", "weight"):
+            if key not in entry:
+                raise ConfigError(f"{at}.{key}", None, "a number > 0")
+        power = _number(f"{at}.power", entry["power"], strict=True, finite=True)
+        weight = _number(f"{at}.weight", entry["weight"], strict=True, finite=True)
+        if any(p == power for p, _ in out):
+            raise ConfigError(f"{at}.power", entry["power"], "a power not listed before")
+        out.append((power, weight))
+    return ReferencePool(tuple(out))
+
+
+def _parse_groups(where: str, raw: object) -> tuple[tuple[float, int], ...]:
+    allowed = "a non-empty array of [power (NCU/s), count] pairs"
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(where, raw, allowed)
+    groups = []
+    for j, pair in enumerate(raw):
+        at = f"{where}[{j}]"
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ConfigError(at, pair, "[power (NCU/s), count]")
+        power = _number(f"{at}[0]", pair[0], strict=True, finite=True)
+        groups.append((power, _count(f"{at}[1]", pair[1])))
+    merged = merge_groups(groups)
+    if sum(c for _, c in merged) > MAX_NODES:
+        raise ConfigError(where, raw, f"at most {MAX_NODES} nodes")
+    return merged
+
+
+def _parse_site_nodes(
+    where: str, raw: Mapping[str, Any]
+) -> tuple[str, int, tuple[tuple[float, int], ...]]:
+    """("groups" | "sample" | "queues", node count, groups) of a site's own nodes."""
+    _check_keys(where, raw, SITE_KEYS)
+    _check_name_at(f"{where}.name", raw.get("name"))
+    sample = raw.get("sample", False)
+    if not isinstance(sample, bool):
+        raise ConfigError(f"{where}.sample", sample, "true or false")
+    nodes = raw.get("nodes")
+    if nodes is not None:
+        nodes = _count(f"{where}.nodes", nodes)
+    if sample and "groups" in raw:
+        raise ConfigError(f"{where}.groups", raw["groups"], "no groups with sample = true")
+    if sample:
+        if nodes is None:
+            raise ConfigError(f"{where}.nodes", None, "a node count to sample (sample = true)")
+        return "sample", nodes, ()
+    if "groups" in raw:
+        groups = _parse_groups(f"{where}.groups", raw["groups"])
+        total = sum(c for _, c in groups)
+        if nodes is not None and nodes != total:
+            raise ConfigError(f"{where}.nodes", nodes, f"{total}, the sum of the site's groups")
+        return "groups", total, groups
+    return "queues", -1 if nodes is None else nodes, ()
+
+
+def _check_name_at(where: str, name: object) -> None:
+    if name is None:
+        raise ConfigError(where, None, 'a non-empty string without "/"')
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise ConfigError(where, name, 'a non-empty string without "/"')
+
+
+def _parse_queues(
+    where: str,
+    raw: Mapping[str, Any],
+    site: str,
+    kind: str,
+    site_nodes: int,
+    site_groups: tuple[tuple[float, int], ...],
+    base: Path,
+) -> list[Queue]:
+    entries = raw.get("queues")
+    if entries is None:
+        raise ConfigError(f"{where}.queues", None, "at least one [[sites.queues]] table")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError(f"{where}.queues", entries, "an array of tables, [[sites.queues]]")
+    if not entries:
+        raise ConfigError(f"{where}.queues", entries, "at least one [[sites.queues]] table")
+    # the site's nodes, fastest first, as a list of (power, count) to deal from
+    left = [list(g) for g in site_groups]
+    queues: list[Queue] = []
+    seen: dict[str, int] = {}
+    for j, entry in enumerate(entries):
+        at = f"{where}.queues[{j}]"
+        _check_keys(at, entry, QUEUE_KEYS)
+        name = entry.get("name")
+        _check_name_at(f"{at}.name", name)
+        if name in seen:
+            raise ConfigError(
+                f"{at}.name", name, f"a name no other queue of the site has (queues[{seen[name]}])"
+            )
+        seen[name] = j
+        nodes = entry.get("nodes")
+        if nodes is not None:
+            nodes = _count(f"{at}.nodes", nodes)
+        if kind == "queues":
+            if "groups" not in entry:
+                raise ConfigError(
+                    f"{at}.groups",
+                    None,
+                    "[[power, count], ...]: the site has neither groups nor sample = true, so "
+                    "each queue lists its own groups",
+                )
+            groups = _parse_groups(f"{at}.groups", entry["groups"])
+            total = sum(c for _, c in groups)
+            if nodes is not None and nodes != total:
+                raise ConfigError(f"{at}.nodes", nodes, f"{total}, the sum of the queue's groups")
+        else:
+            if "groups" in entry:
+                raise ConfigError(
+                    f"{at}.groups",
+                    entry["groups"],
+                    "no groups: the site's nodes (its groups or sample = true) are dealt to its "
+                    "queues, fastest first; give the queue a node count",
+                )
+            if nodes is None:
+                if len(entries) > 1:
+                    raise ConfigError(
+                        f"{at}.nodes", None, "a node count (the site has several queues)"
+                    )
+                nodes = site_nodes
+            groups = _deal(left, nodes)
+            if not groups:
+                raise ConfigError(
+                    f"{at}.nodes", nodes, f"at most the site's {site_nodes} nodes in all"
+                )
+        queues.append(_parse_queue(at, entry, site, name, groups, base))
+    dealt = sum(q.nodes for q in queues)
+    if kind != "queues" and dealt != site_nodes:
+        raise ConfigError(
+            f"{where}.queues",
+            f"{dealt} nodes",
+            f"{site_nodes}, the site's nodes: queues partition a site's nodes",
+        )
+    if kind == "queues" and site_nodes >= 0 and dealt != site_nodes:
+        raise ConfigError(f"{where}.nodes", site_nodes, f"{dealt}, the sum of its queues' groups")
+    return queues
+
+
+def _deal(left: list[list[Any]], nodes: int) -> tuple[tuple[float, int], ...]:
+    """Take ``nodes`` nodes from the front of ``left`` (fastest first); () if too few."""
+    if sum(c for _, c in left) < nodes:
+        return ()
+    taken: list[tuple[float, int]] = []
+    need = nodes
+    while need:
+        power, count = left[0]
+        k = min(count, need)
+        taken.append((power, k))
+        need -= k
+        if k == count:
+            left.pop(0)
+        else:
+            left[0][1] = count - k
+    return tuple(taken)
+
+
+def _parse_queue(
+    at: str,
+    entry: Mapping[str, Any],
+    site: str,
+    name: str,
+    groups: tuple[tuple[float, int], ...],
+    base: Path,
+) -> Queue:
+    t_max = _number(f"{at}.t_max", entry.get("t_max", math.inf), strict=True)
+    policy = entry.get("policy", "fcfs")
+    params = _parse_params(at, policy, entry.get("params", {}))
+    mu_rec = _parse_service(f"{at}.mu_rec", entry.get("mu_rec", 0.0), base, bounded=False)
+    mu_env = _parse_service(f"{at}.mu_env", entry.get("mu_env", 0.0), base, bounded=True)
+    placement = entry.get("placement", "fastest")
+    if placement not in PLACEMENTS:
+        raise ConfigError(f"{at}.placement", placement, PLACEMENTS)
+    return Queue(
+        site=site,
+        name=name,
+        groups=groups,
+        policy=policy,
+        params=params,
+        t_max=t_max,
+        mu_rec=mu_rec,
+        mu_env=mu_env,
+        placement=placement,
+        where=at,
+    )
+
+
+def _parse_params(at: str, policy: object, raw: object) -> dict[str, Any]:
+    """The written parameters, checked for shape only: a table of strings, numbers and
+    booleans. Their names and values are the policy's business, checked against the registry
+    where runs are built (`grid.platforms.check_policies`)."""
+    if not isinstance(policy, str) or not policy:
+        raise ConfigError(f"{at}.policy", policy, "the name of a registered policy (a string)")
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{at}.params", raw, f"a table of the parameters of {policy}")
+    for key, value in raw.items():
+        if not isinstance(value, str | int | float | bool):
+            raise ConfigError(f"{at}.params.{key}", value, "a string, number or boolean")
+    return dict(raw)
+
+
+def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> ServiceTime:
+    """Seconds, or a table {dist = ...} (module docstring); mu_env must be bounded."""
+    if not isinstance(raw, dict):
+        return Constant(_number(where, raw, finite=True))
+    dist = raw.get("dist")
+    if dist not in SERVICE_KEYS:
+        raise ConfigError(f"{where}.dist", dist, list(SERVICE_KEYS))
+    _check_keys(where, raw, SERVICE_KEYS[dist])
+    if dist == "constant":
+        return Constant(_number(f"{where}.value", raw.get("value"), finite=True))
+    if dist == "uniform":
+        low = _number(f"{where}.low", raw.get("low"), finite=True)
+        high = _number(f"{where}.high", raw.get("high"), finite=True)
+        if high < low:
+            raise ConfigError(f"{where}.high", raw.get("high"), f"a number >= low ({low:g})")
+        return Uniform(low, high)
+    if dist == "exponential":
+        if bounded:
+            raise ConfigError(
+                f"{where}.dist",
+                dist,
+                "a bounded service time (constant, uniform, empirical): policies plan with "
+                "mu_env's largest value",
+            )
+        return Exponential(_number(f"{where}.mean", raw.get("mean"), finite=True))
+    if ("values" in raw) == ("file" in raw):
+        raise ConfigError(where, raw, "exactly one of values = [seconds, ...] or file = path")
+    if "values" in raw:
+        values = raw["values"]
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{where}.values", values, "a non-empty array of seconds")
+        return Empirical(
+            tuple(_number(f"{where}.values[{k}]", v, finite=True) for k, v in enumerate(values))
+        )
+    name = raw["file"]
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{where}.file", name, "a path to a text file of seconds")
+    path = Path(name).expanduser()
+    path = path if path.is_absolute() else base / path
+    try:
+        data = np.loadtxt(path, dtype=np.float64, comments="#", ndmin=1)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"{where}.file", name, f"a readable text file of seconds, one per line ({exc})"
+        ) from None
+    if data.size == 0 or not np.all(np.isfinite(data)) or np.any(data < 0):
+        raise ConfigError(f"{where}.file", name, "a file of at least one number >= 0")
+    return Empirical(tuple(data.tolist()))

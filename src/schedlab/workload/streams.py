@@ -1,0 +1,85 @@
+"""The jobs a platform run gets when it names none: the generator its platform file declares
+(``[stream]``, `Platform.stream`) with the settings written there, then the run's own.
+
+Two generators ship: ``grid``, the workload of Caron et al. (LIP RR-2005-13, Table 2:
+meta-jobs and local jobs, `workload.models.grid`), the default; and ``tdcs``, the
+pre-registered streams of Baranov and Tikhomirov (Computational Technologies 2017:
+priorities, origins, inputs, `workload.models.tdcs`). A run's seed seeds the stream.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from schedlab.errors import ConfigError
+from schedlab.platform.description import Platform
+from schedlab.workload.grid import GridWorkload
+from schedlab.workload.models.grid import generate_grid
+from schedlab.workload.models.tdcs import TdcsWorkload, generate_tdcs
+
+__all__ = ["STREAMS", "check_stream", "platform_stream", "stream_settings_types"]
+
+# name -> (generator, the settings that size a stream, with a small value to check it with)
+STREAMS: dict[str, tuple[Callable[..., GridWorkload | TdcsWorkload], dict[str, Any]]] = {
+    "grid": (generate_grid, {"meta_jobs": 1, "local_jobs": 1}),
+    "tdcs": (generate_tdcs, {"hours": 0.01}),
+}
+
+
+def _generator(name: str) -> tuple[Callable[..., GridWorkload | TdcsWorkload], dict[str, Any]]:
+    try:
+        return STREAMS[name]
+    except KeyError:
+        raise ConfigError("stream generator", name, sorted(STREAMS)) from None
+
+
+def stream_settings_types(name: str) -> dict[str, Any]:
+    """Setting -> annotation of stream generator ``name`` (without platform and seed)."""
+    hints = {
+        p.name: p.annotation for p in inspect.signature(_generator(name)[0]).parameters.values()
+    }
+    for key in ("platform", "seed"):
+        hints.pop(key, None)
+    return hints
+
+
+def platform_stream(
+    platform: Platform, settings: Mapping[str, Any] | None = None, seed: int = 0
+) -> GridWorkload | TdcsWorkload:
+    """The platform's default stream: its generator with the platform's settings, then
+    ``settings`` over them, seeded by ``seed``."""
+    generate, _ = _generator(platform.stream)
+    merged = {**dict(platform.stream_settings), **dict(settings or {})}
+    _check_keys(platform.stream, merged, "stream")
+    return generate(platform, **merged, seed=seed)
+
+
+def check_stream(platform: Platform, settings: Mapping[str, Any] | None = None) -> None:
+    """ConfigError (option ``stream.KEY``) unless the platform's generator takes its settings
+    and ``settings`` over them; checked on a tiny stream (no thousands of jobs drawn)."""
+    generate, probe = _generator(platform.stream)
+    merged = {**dict(platform.stream_settings), **dict(settings or {})}
+    _check_keys(platform.stream, merged, "stream")
+    small = dict(merged)
+    for key, value in probe.items():
+        current = small.get(key)
+        if isinstance(current, int | float) and not isinstance(current, bool) and current > value:
+            small[key] = value
+    try:
+        generate(platform, **small)
+    except ConfigError as exc:
+        culprit = next((k for k in merged if k in exc.option.split()), None)
+        if culprit is None:
+            raise ConfigError("stream", exc.value, exc.allowed) from None
+        raise ConfigError(f"stream.{culprit}", merged[culprit], exc.allowed) from None
+
+
+def _check_keys(name: str, settings: Mapping[str, Any], where: str) -> None:
+    known = stream_settings_types(name)
+    for key, value in settings.items():
+        if key not in known:
+            raise ConfigError(
+                f"{where}.{key}", value, f"settings of the {name} generator: {', '.join(known)}"
+            )
