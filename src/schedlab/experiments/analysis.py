@@ -72,6 +72,7 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_METRICS",
     "GRID_DEFAULT_METRICS",
+    "TDCS_DEFAULT_METRICS",
     "LONG_COLUMNS",
     "METHODS",
     "RUN_KEYS",
@@ -93,6 +94,14 @@ GRID_DEFAULT_METRICS: tuple[str, ...] = (
     "global_mean_response_time",
     "global_makespan",
     "matcher_requests",
+)
+# the defaults for runs with absolute priorities (Baranov and Tikhomirov): what the
+# dispatcher is for, and what it costs the other classes
+TDCS_DEFAULT_METRICS: tuple[str, ...] = (
+    "high_priority_mean_processing_time",
+    "low_priority_mean_wait_time",
+    "background_mean_wait_time",
+    "lost_work",
 )
 DEFAULT_BATCH_SIZE = 5000  # jobs per batch (PPS paper, SPEC section 2)
 MIN_INTERVAL_N = 3  # fewer values than this: no interval (module docstring)
@@ -274,12 +283,15 @@ def policy_label(
     *,
     kill_on_overrun: bool = True,
     grid: bool = False,
+    queue_policy: Sequence[Any] | None = None,
 ) -> str:
     """``name(key=value,...)`` with the parameters that differ from the policy's defaults.
 
     Every parameter is shown when the policy is not registered; ``kill_on_overrun=False``
     is added when kill-on-overrun is off. ``easy`` with default parameters is ``easy``.
     ``grid``: ``policy`` is a meta-scheduler (a grid run), e.g. ``push(refresh=5.0)``.
+    ``queue_policy`` (a platform run whose queues were all put under one policy: the TDCS
+    local managers) adds that policy's ``preemption`` mode, or its name.
     """
     params = params or {}
     defaults = _policy_defaults(policy, grid)
@@ -290,6 +302,9 @@ def policy_label(
     }
     if not kill_on_overrun:
         shown["kill_on_overrun"] = False
+    if queue_policy:
+        name, queue_params = queue_policy
+        shown["preemption"] = dict(queue_params).get("preemption", name)
     suffix = ",".join(f"{k}={_format_value(v)}" for k, v in shown.items())
     return f"{policy}({suffix})" if suffix else policy
 
@@ -638,6 +653,7 @@ def _load_runs(store: ResultStore) -> list[_Run]:
                     config.get("params") or {},
                     kill_on_overrun=bool(config.get("kill_on_overrun", True)),
                     grid=config.get("platform") is not None,
+                    queue_policy=config.get("queue_policy"),
                 ),
                 seed=config.get("seed"),
                 grid=config.get("platform") is not None,
@@ -674,7 +690,8 @@ def comparison_table(
     `BATCH_METRICS`); ``batch_size``: jobs per batch; ``confidence``: the interval's level.
     Only finished runs count; failed runs are listed by `runs_json`. Asked for
     `DEFAULT_METRICS` on a folder with grid runs (Caron et al.), the table has
-    `GRID_DEFAULT_METRICS` instead (after the defaults when cluster runs are there too).
+    `GRID_DEFAULT_METRICS` instead (after the defaults when cluster runs are there too), and
+    `TDCS_DEFAULT_METRICS` for runs with absolute priorities (Baranov and Tikhomirov).
     """
     import pandas as pd
 
@@ -698,7 +715,13 @@ def comparison_table(
     runs = _load_runs(store)
     if metrics == DEFAULT_METRICS and any(r.grid for r in runs):  # the default, on grid runs
         cluster = DEFAULT_METRICS if not all(r.grid for r in runs) else ()
-        metrics = cluster + GRID_DEFAULT_METRICS
+        tdcs = any(TDCS_DEFAULT_METRICS[0] in r.values for r in runs)
+        grid = any(r.grid and TDCS_DEFAULT_METRICS[0] not in r.values for r in runs)
+        metrics = (
+            cluster
+            + (GRID_DEFAULT_METRICS if grid else ())
+            + (TDCS_DEFAULT_METRICS if tdcs else ())
+        )
     cells: dict[tuple[str, float, str], list[_Run]] = {}
     for run in runs:
         cells.setdefault((run.workload, run.load_factor, run.policy), []).append(run)

@@ -21,128 +21,45 @@ order, the last key varying fastest) and without duplicates (same `RunConfig.run
 first one is kept). Every mistake raises `ConfigError` naming the key path
 (``policies[1].backfill_order``, ``grid.load_factor``), the value and what is allowed.
 
-Decisions a user can rely on:
-
-* **Workload paths.** A relative ``path`` is relative to the sweep file's folder. It is
-  stored in `RunConfig.workload` as written, normalised (posix separators, no ``./``, no
-  ``x/..``), *not* made absolute: the run ids then stay the same when the checkout or the
-  sweep folder moves together with its traces. `Sweep.base_dir` is the folder to resolve
-  against; use `Sweep.workload_source` (or `load_run_workload`) to get a loadable path.
-  Absolute paths (and ``~``) are stored absolute.
-* **Model specs** are stored canonically (``name:key=value,...`` with sorted keys), so
-  writing the keys in another order gives the same run id.
-* **Seeds** only matter for runs with something random, i.e. model workloads. For a model
-  workload the grid's ``seed`` becomes the spec's ``seed=`` (and `RunConfig.seed`); a seed
-  written in the spec itself is used when the grid has none; giving both is an error.
-  With neither, the run has ``seed = None`` and the model's own default seed applies
-  (lublin: 0), which is still reproducible. SWF traces have nothing random: their runs get
-  ``seed = None`` whatever the grid says, so grid seeds do not multiply identical runs.
-* **Transforms** (keys of ``[[workloads]]``) become `RunConfig.transforms`, always in this
-  order whatever the file's order: ``drop_status = [0, 5]`` ->
-  ``("clean_by_status", {"drop": [0, 5]})`` (sorted, deduplicated); ``window = [start,
-  end]`` (seconds) -> ``("time_window", {"start": s, "end": e})``; ``first = N`` ->
-  ``("first_jobs", {"n": N})``; ``estimates = {seed = 1, ...}`` (Tsafrir model
-  parameters) -> ``("add_estimates", {...})``; ``requested_from_run = true`` (requested
-  time := run time for every job, exact estimates; ``false`` is the same as leaving it
-  out) -> ``("requested_from_run", {})``; ``useless_estimates = true`` (every requested
-  time := the longest run time: estimates that tell nothing) ->
-  ``("requested_uniform", {})``; ``non_priority = {every = 3, deadline = "a"}``
-  (or ``fraction`` and ``seed``; deadline ``"a"``, ``"b"`` or seconds) ->
-  ``("mark_non_priority", {...})``; ``moldable = {pi = 0.9}`` (or with ``fraction``
-  and ``seed``: jobs made moldable under Amdahl's law) -> ``("make_moldable", {...})``;
-  ``deadlines = "table.csv"`` (absolute deadlines by
-  job id; stored as an absolute path) -> ``("deadlines_from_table", {"path": ...})``;
-  ``jobs = [start, end]`` (positions, 0-based, end excluded: one batch of the jobs the
-  previous transforms left) -> ``("job_range", {...})``. The
-  names are those of `TRANSFORMS`; `apply_transforms` applies them. They act before the
-  load factor.
-* **Policy parameters** are checked by type and by the policy's own ``Params`` class, and
-  stored *complete* (defaults filled in): a run id changes exactly when the effective
-  configuration does, and ``easy`` and ``easy`` with ``backfill_order = "fcfs"`` are one run.
-  Integers given for float parameters are stored as floats.
-* **Machine size**: ``procs`` in a workload or in the grid (not both) -> `RunConfig.procs`.
-* **Labels** (short names for tables; not part of the run id). A workload's ``label``
-  defaults to the file name without ``.swf``/``.swf.gz``, or the canonical model spec
-  without its seed; two different workloads with the same label are an error. A policy's
-  label is ``label`` (default: the name) followed by its list-valued parameters, e.g.
-  ``easy(backfill_order=sjf)``; without ``label`` every written parameter is shown.
-  `RunConfig` has no policy label field, so `Sweep.policy_labels` maps run ids to them.
-
-**Grid runs** (Caron et al., LIP RR-2005-13; SPEC 5; docs/experiments.md, "Grid sweeps"). A
-``[[workloads]]`` entry with ``platform`` is a grid workload::
-
-    [[workloads]]
-    platform = "platform-dirac.toml"   # relative to the sweep file, or "builtin:dirac"
-    generator = {local_jobs = 0}       # the paper's generator (the default when no path)
-    label = "dedicated"
-    [[workloads]]
-    platform = "platform-dirac.toml"
-    path = "LCG.swf.gz"                # or an SWF grid trace ...
-    stream = "local"                   # ... as a "global" (default) or "local" stream
-    first = 1000                       # drop_status, window, first, jobs: as for a cluster
-    [[meta_schedulers]]
-    name = "push"                      # any registered meta-scheduler
-    refresh = [0, 5, 10]               # its parameters; lists multiply
-    [[meta_schedulers]]
-    name = "pilot_filling"
-
-``[[meta_schedulers]]`` pair with the grid workloads and ``[[policies]]`` with the others;
-a sweep may hold both kinds (each list is then required, and neither may be left unused).
-A grid run's `RunConfig` has ``platform`` (stored as written, normalised, like trace
-paths; the file is read when the sweep is, so its mistakes are reported with the
-workload's key path), ``generator`` (the settings as written, floats for float
-parameters, without ``seed``) or ``stream``, ``policy`` = the meta-scheduler and ``params``
-its complete parameters. The grid's ``seed`` seeds the generator and the meta-scheduler
-(a ``seed`` in ``generator`` is used when the grid has none, as for model specs); unlike a
-cluster trace, a grid trace run takes the seeds too (a meta-scheduler may draw).
-``load_factor`` divides the submit times as for a cluster; ``procs`` and
-``kill_on_overrun`` have no meaning for a grid run (the platform fixes the nodes, a queue
-always kills at its t_max) and are not applied to it: the grid's values do not multiply
-grid runs. Built-in platforms (``builtin:NAME``, `grid.platforms.BUILTIN_PLATFORMS`) ship in
-the package: ``builtin:dirac`` is the paper's Table 2 (``examples/platform-dirac.toml``).
+Decisions a user can rely on: `experiments.sweep_entries` (workloads: paths, model specs,
+seeds, transforms, machine sizes, labels; platform runs) and `experiments.sweep_params`
+(policies and meta-schedulers, their parameters and labels; the grid).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import itertools
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from schedlab.errors import ConfigError, SchedlabError
+from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig
 from schedlab.experiments.scenarios import resolve_workload
-from schedlab.grid.platforms import (
-    BUILTIN_PLATFORMS,
-    BUILTIN_PREFIX,
-    PLATFORM_ALLOWED,
-    load_platform_source,
-    resolve_platform,
+from schedlab.experiments.sweep_entries import (
+    GRID_WORKLOAD_KEYS,
+    WORKLOAD_KEYS,
+    expand_user,
+    parse_workloads,
 )
-from schedlab.schedulers.registry import (
-    available_policies,
-    check_param,
-    make_params,
-    param_types,
-    policy_class,
+from schedlab.experiments.sweep_params import (
+    GRID_KEYS,
+    MAX_RUNS,
+    Entry,
+    format_value,
+    parse_grid,
+    parse_meta_schedulers,
+    parse_policies,
 )
 from schedlab.tomlfile import read_toml
-from schedlab.workload.job import MAX_PROCS, Workload
-from schedlab.workload.load import parse_model_spec
-from schedlab.workload.transforms import (
-    TRANSFORMS,
-)
 
 __all__ = [
     "GRID_KEYS",
     "GRID_WORKLOAD_KEYS",
+    "MAX_RUNS",
     "TOP_LEVEL_KEYS",
     "WORKLOAD_KEYS",
     "Sweep",
@@ -150,49 +67,8 @@ __all__ = [
     "parse_sweep",
 ]
 
+
 TOP_LEVEL_KEYS = ("out", "description", "workloads", "policies", "grid", "meta_schedulers")
-WORKLOAD_KEYS = (
-    "path",
-    "model",
-    "label",
-    "procs",
-    "drop_status",
-    "window",
-    "first",
-    "jobs",
-    "estimates",
-    "requested_from_run",
-    "useless_estimates",
-    "non_priority",
-    "deadlines",
-    "moldable",
-    "platform",
-)
-# keys of a grid workload (one with ``platform``)
-GRID_WORKLOAD_KEYS = (
-    "platform",
-    "generator",
-    "path",
-    "stream",
-    "label",
-    "drop_status",
-    "window",
-    "first",
-    "jobs",
-)
-GRID_KEYS = ("load_factor", "seed", "kill_on_overrun", "procs")
-POLICY_RESERVED_KEYS = ("name", "label")
-# Most runs one sweep file may expand to: a million simulations is beyond any study, while
-# a product of long lists written by mistake would otherwise take minutes and gigabytes
-# just to list (the count is checked before anything is expanded).
-MAX_RUNS = 1_000_000
-_PROCS_ALLOWED = f"an integer >= 1 (processors), at most {MAX_PROCS}"
-
-
-_TRACE_ALLOWED = (
-    "an existing .swf/.swf.gz file or Slurm/PBS/CSV log, optionally slurm:, pbs:, csv: "
-    "(relative paths: from the sweep file's folder)"
-)
 
 
 @dataclass(frozen=True)
@@ -242,9 +118,6 @@ class Sweep:
         ]
 
 
-# --- reading -------------------------------------------------------------------------------
-
-
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     """Read and expand a TOML sweep file; relative paths in it are from its folder."""
     data, folder, source = read_toml(path, "sweep file")
@@ -267,12 +140,12 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
     description = data.get("description")
     if description is not None and not isinstance(description, str):
         raise ConfigError("description", description, "a string")
-    grid = _parse_grid(data.get("grid", {}))
-    workloads = _parse_workloads(data.get("workloads"), base_dir, grid)
+    grid = parse_grid(data.get("grid", {}))
+    workloads = parse_workloads(data.get("workloads"), base_dir, grid)
     grid_wl = next((i for i, w in enumerate(workloads) if w.is_grid), None)
     cluster_wl = next((i for i, w in enumerate(workloads) if not w.is_grid), None)
-    policies: list[tuple[str, dict[str, Any], str]] = []
-    metas: list[tuple[str, dict[str, Any], str]] = []
+    policies: list[Entry] = []
+    metas: list[Entry] = []
     if cluster_wl is not None or "policies" in data:
         if cluster_wl is None:
             raise ConfigError(
@@ -281,7 +154,7 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
                 "[[policies]] only with a cluster workload (a [[workloads]] without "
                 "platform); grid workloads take [[meta_schedulers]]",
             )
-        policies = _parse_policies(data.get("policies"))
+        policies = parse_policies(data.get("policies"))
     if grid_wl is not None or "meta_schedulers" in data:
         if grid_wl is None:
             raise ConfigError(
@@ -290,7 +163,7 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
                 "[[meta_schedulers]] only with a grid workload (a [[workloads]] with "
                 "platform = ...); cluster workloads take [[policies]]",
             )
-        metas = _parse_meta_schedulers(data.get("meta_schedulers"), f"workloads[{grid_wl}]")
+        metas = parse_meta_schedulers(data.get("meta_schedulers"), f"workloads[{grid_wl}]")
     settings = math.prod(len(v) for v in grid.values())
     count = sum(len(metas if w.is_grid else policies) for w in workloads) * settings
     if count > MAX_RUNS:
@@ -304,10 +177,10 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
     policy_labels: dict[str, str] = {}
     grid_keys = list(grid)
     for wl in workloads:
-        for policy_name, params, policy_label in metas if wl.is_grid else policies:
+        for policy_name, params, policy_label, queue_policy in metas if wl.is_grid else policies:
             for values in itertools.product(*(grid[k] for k in grid_keys)):
                 setting = dict(zip(grid_keys, values))
-                run = wl.run(policy_name, params, setting)
+                run = wl.run(policy_name, params, setting, queue_policy)
                 run_id = run.run_id
                 if run_id not in runs:
                     runs[run_id] = run
@@ -328,684 +201,16 @@ def _parse_out(value: Any, base_dir: Path) -> str | None:
     allowed = "a folder path (relative: from the sweep file's folder)"
     if not isinstance(value, str) or not value.strip() or "\0" in value:
         raise ConfigError("out", value, allowed)
-    return os.path.normpath(base_dir / _expand_user("out", value, allowed))
-
-
-# --- workloads -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Workload:
-    """One ``[[workloads]]`` entry, checked: everything but the grid settings of a run."""
-
-    workload: str  # canonical spec without seed, or the normalised path
-    is_model: bool
-    spec_seed: int | None  # the seed written in a model spec (used when the grid has none)
-    label: str
-    procs: int | None
-    transforms: tuple[tuple[str, dict[str, Any]], ...]
-    platform: str | None = None  # grid workloads (module docstring)
-    stream: str | None = None
-    generator: dict[str, Any] | None = None
-
-    @property
-    def is_grid(self) -> bool:
-        return self.platform is not None
-
-    @property
-    def identity(self) -> tuple[Any, ...]:
-        """What makes two entries the same workload (for the label check)."""
-        generator = None if self.generator is None else sorted(self.generator.items())
-        grid = (self.platform, self.stream, repr(generator))
-        return (self.workload, self.procs, repr(self.transforms), *grid)
-
-    def run(self, policy: str, params: dict[str, Any], setting: dict[str, Any]) -> RunConfig:
-        if self.is_grid:
-            return RunConfig(
-                workload=self.workload,
-                policy=policy,
-                params=dict(params),
-                load_factor=float(setting.get("load_factor", 1.0)),
-                seed=setting.get("seed", self.spec_seed),
-                transforms=tuple((name, dict(args)) for name, args in self.transforms),
-                label=self.label,
-                platform=self.platform,
-                stream=self.stream,
-                generator=None if self.generator is None else dict(self.generator),
-            )
-        seed = setting.get("seed", self.spec_seed) if self.is_model else None
-        workload = self.workload if seed is None else _with_seed(self.workload, seed)
-        procs = setting.get("procs", self.procs)
-        return RunConfig(
-            workload=workload,
-            policy=policy,
-            params=dict(params),
-            load_factor=float(setting.get("load_factor", 1.0)),
-            seed=seed,
-            procs=procs,
-            kill_on_overrun=bool(setting.get("kill_on_overrun", True)),
-            transforms=tuple((name, dict(args)) for name, args in self.transforms),
-            label=self.label,
-        )
-
-
-def _parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> list[_Workload]:
-    if value is None:
-        raise ConfigError("workloads", None, "at least one [[workloads]] table")
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ConfigError("workloads", value, "an array of tables, written [[workloads]]")
-    if not value:
-        raise ConfigError("workloads", value, "at least one [[workloads]] table")
-    parsed: list[_Workload] = []
-    seen_labels: dict[str, tuple[int, tuple[Any, ...]]] = {}
-    for i, entry in enumerate(value):
-        wl = _parse_workload(entry, f"workloads[{i}]", base_dir, grid)
-        identity = wl.identity
-        if wl.label in seen_labels and seen_labels[wl.label][1] != identity:
-            j = seen_labels[wl.label][0]
-            raise ConfigError(
-                f"workloads[{i}].label",
-                wl.label,
-                f"a label not already used by the different workload workloads[{j}] "
-                "(set label to tell them apart)",
-            )
-        seen_labels.setdefault(wl.label, (i, identity))
-        parsed.append(wl)
-    return parsed
-
-
-def _parse_workload(
-    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
-) -> _Workload:
-    if "platform" in entry:
-        return _parse_grid_workload(entry, where, base_dir, grid)
-    for key in entry:
-        if key not in WORKLOAD_KEYS:
-            raise ConfigError(f"{where}.{key}", entry[key], f"keys {', '.join(WORKLOAD_KEYS)}")
-    has_path, has_model = "path" in entry, "model" in entry
-    if has_path == has_model:
-        given = {k: entry[k] for k in ("path", "model") if k in entry}
-        raise ConfigError(where, given or None, "exactly one of path or model")
-
-    label = entry.get("label")
-    if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise ConfigError(f"{where}.label", label, "a non-empty string")
-    procs = entry.get("procs")
-    if procs is not None:
-        if not _is_int(procs) or not 1 <= procs <= MAX_PROCS:
-            raise ConfigError(f"{where}.procs", procs, _PROCS_ALLOWED)
-        if "procs" in grid:
-            raise ConfigError(
-                f"{where}.procs", procs, "not set when grid.procs is set (one or the other)"
-            )
-    transforms = _parse_transforms(entry, where, base_dir)
-
-    if has_path:
-        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
-        return _Workload(
-            workload=workload,
-            is_model=False,
-            spec_seed=None,
-            label=label or _trace_label(workload),
-            procs=procs,
-            transforms=transforms,
-        )
-
-    spec = entry["model"]
-    if not isinstance(spec, str):
-        raise ConfigError(
-            f"{where}.model", spec, "a model spec such as 'lublin:jobs=5000,procs=128'"
-        )
-    try:
-        name, params = parse_model_spec(spec.strip())
-    except ConfigError as exc:
-        detail = "" if exc.value == spec.strip() else f", got {exc.value!r}"
-        raise ConfigError(
-            f"{where}.model", spec, f"{exc.allowed} (for {exc.option}{detail})"
-        ) from None
-    spec_seed = params.pop("seed", None)
-    if spec_seed is not None:
-        if "seed" in grid:
-            raise ConfigError(
-                f"{where}.model",
-                spec,
-                "a spec without seed= when grid.seed is set (the grid seed sets the model's)",
-            )
-        if not _is_int(spec_seed) or spec_seed < 0:
-            raise ConfigError(f"{where}.model", spec, "seed= an integer >= 0")
-    canonical = _canonical_spec(name, params)
-    return _Workload(
-        workload=canonical,
-        is_model=True,
-        spec_seed=spec_seed,
-        label=label or canonical,
-        procs=procs,
-        transforms=transforms,
-    )
-
-
-# --- grid workloads ------------------------------------------------------------------------
-
-
-def _parse_grid_workload(
-    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
-) -> _Workload:
-    """A ``[[workloads]]`` entry with ``platform`` (module docstring, "Grid runs")."""
-    for key in entry:
-        if key not in GRID_WORKLOAD_KEYS:
-            raise ConfigError(
-                f"{where}.{key}",
-                entry[key],
-                f"keys of a grid workload (one with platform): {', '.join(GRID_WORKLOAD_KEYS)}",
-            )
-    stored = _parse_platform(entry["platform"], f"{where}.platform", base_dir)
-    platform = _platform_of(stored, base_dir, f"{where}.platform")
-    label = entry.get("label")
-    if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise ConfigError(f"{where}.label", label, "a non-empty string")
-    stem = _platform_label(stored)
-    if "path" in entry:
-        if "generator" in entry:
-            given = {k: entry[k] for k in ("path", "generator")}
-            raise ConfigError(where, given, "one of path (an SWF grid trace) or generator")
-        from schedlab.workload.grid import MODES
-
-        stream = entry.get("stream", "global")
-        if stream not in MODES:
-            raise ConfigError(f"{where}.stream", stream, MODES)
-        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
-        return _Workload(
-            workload=workload,
-            is_model=False,
-            spec_seed=None,
-            label=label or f"{_trace_label(workload)} on {stem} ({stream})",
-            procs=None,
-            transforms=_parse_transforms(entry, where, base_dir),
-            platform=stored,
-            stream=stream,
-        )
-    for key in ("stream", "drop_status", "window", "first", "jobs"):
-        if key in entry:
-            raise ConfigError(
-                f"{where}.{key}", entry[key], "only with path (an SWF grid trace), not a generator"
-            )
-    settings, spec_seed = _parse_generator(entry.get("generator", {}), where, platform, grid)
-    items = ",".join(f"{k}={_format_value(v)}" for k, v in settings.items())
-    return _Workload(
-        workload="grid",
-        is_model=True,
-        spec_seed=spec_seed,
-        label=label or (f"grid:{items} on {stem}" if items else f"grid on {stem}"),
-        procs=None,
-        transforms=(),
-        platform=stored,
-        generator=settings,
-    )
-
-
-def _parse_platform(value: Any, where: str, base_dir: Path) -> str:
-    """The platform as stored in a RunConfig: ``builtin:NAME``, or the path as written,
-    normalised (like trace paths); checks that the file exists."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(where, value, PLATFORM_ALLOWED)
-    if value.startswith(BUILTIN_PREFIX):
-        if value[len(BUILTIN_PREFIX) :] not in BUILTIN_PLATFORMS:
-            raise ConfigError(where, value, PLATFORM_ALLOWED)
-        return value
-    written = _expand_user(where, value, PLATFORM_ALLOWED)
-    stored = Path(os.path.normpath(written)).as_posix()
-    if not _is_file(base_dir / stored):
-        raise ConfigError(where, value, PLATFORM_ALLOWED)
-    return stored
-
-
-def _platform_label(stored: str) -> str:
-    if stored.startswith(BUILTIN_PREFIX):
-        return stored
-    name = stored.rsplit("/", 1)[-1]
-    return name[: -len(".toml")] if name.endswith(".toml") else name
-
-
-def _platform_of(stored: str, base_dir: Path, where: str) -> Any:
-    """The platform, read now: a mistake in its file is reported under ``where``."""
-    try:
-        return load_platform_source(resolve_platform(stored, base_dir))
-    except ConfigError as exc:
-        raise ConfigError(f"{where} ({exc.option})", exc.value, exc.allowed) from None
-
-
-def _generator_types() -> dict[str, Any]:
-    """Parameter -> annotation of the grid generator, without platform and seed."""
-    from schedlab.workload.models.grid import generate_grid
-
-    hints = {p.name: p.annotation for p in inspect.signature(generate_grid).parameters.values()}
-    for name in ("platform", "seed"):
-        hints.pop(name, None)
-    return hints
-
-
-def _parse_generator(
-    value: Any, where: str, platform: Any, grid: dict[str, list[Any]]
-) -> tuple[dict[str, Any], int | None]:
-    """(settings as written, floats for float parameters, sorted; the seed written in it)."""
-    where = f"{where}.generator"
-    if not isinstance(value, dict):
-        raise ConfigError(where, value, "a table of the generator's settings")
-    known = _generator_types()
-    settings: dict[str, Any] = {}
-    spec_seed = None
-    for key, raw in value.items():
-        if key == "seed":
-            if "seed" in grid:
-                raise ConfigError(
-                    f"{where}.seed",
-                    raw,
-                    "no seed here when grid.seed is set (the grid seed sets the generator's)",
-                )
-            if not _is_int(raw) or raw < 0:
-                raise ConfigError(f"{where}.seed", raw, "an integer >= 0")
-            spec_seed = raw
-            continue
-        if key not in known:
-            raise ConfigError(
-                f"{where}.{key}", raw, f"settings of the grid generator: {', '.join(known)}"
-            )
-        if key == "organisations":
-            if not isinstance(raw, list) or not all(isinstance(o, str) for o in raw):
-                raise ConfigError(f"{where}.{key}", raw, "a list of organisation names")
-            settings[key] = list(raw)
-        elif "float" in str(known[key]) and _is_finite(raw):
-            settings[key] = float(raw)
-        elif isinstance(raw, str | int | float | bool):
-            settings[key] = raw
-        else:
-            raise ConfigError(f"{where}.{key}", raw, "a number")
-    probe = dict(settings)
-    for key in ("meta_jobs", "local_jobs"):  # the checks, without generating thousands of jobs
-        if _is_int(probe.get(key)) and 1 < probe[key] <= 10_000_000:
-            probe[key] = 1
-    from schedlab.workload.models.grid import generate_grid
-
-    try:
-        generate_grid(platform, **probe)
-    except ConfigError as exc:
-        key = exc.option.removeprefix("grid ").split()[0]
-        shown = settings.get(key, exc.value)
-        raise ConfigError(f"{where}.{key}", shown, exc.allowed) from None
-    return dict(sorted(settings.items())), spec_seed
-
-
-# --- meta-schedulers -----------------------------------------------------------------------
-
-
-def _parse_meta_schedulers(value: Any, first_grid: str) -> list[tuple[str, dict[str, Any], str]]:
-    """(name, complete params, label) for every meta-scheduler entry and combination."""
-    allowed = "an array of tables, written [[meta_schedulers]]"
-    if value is None:
-        raise ConfigError(
-            "meta_schedulers", None, f"at least one [[meta_schedulers]] table ({first_grid} "
-            "is a grid workload)"
-        )  # fmt: skip
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ConfigError("meta_schedulers", value, allowed)
-    if not value:
-        raise ConfigError("meta_schedulers", value, "at least one [[meta_schedulers]] table")
-    from schedlab.grid.registry import available_meta_schedulers, meta_scheduler_class
-
-    out: list[tuple[str, dict[str, Any], str]] = []
-    for i, entry in enumerate(value):
-        where = f"meta_schedulers[{i}]"
-        name = entry.get("name")
-        if not isinstance(name, str) or name not in available_meta_schedulers():
-            raise ConfigError(f"{where}.name", name, available_meta_schedulers())
-        out.extend(_expand_params(entry, where, meta_scheduler_class(name), "meta-scheduler"))
-    return out
-
-
-def _parse_path(value: Any, where: str, base_dir: Path) -> str:
-    """The path as stored in a RunConfig (see the module docstring); checks the file exists.
-    A log format prefix (``slurm:``, ``pbs:``, ``csv:...?KEY=COLUMN``, `workload.importers`)
-    is kept around the normalised path."""
-    from schedlab.workload.importers import parse_source
-
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(where, value, _TRACE_ALLOWED)
-    try:
-        source = parse_source(value)
-    except ConfigError as exc:
-        raise ConfigError(where, value, f"{exc.allowed} (in {exc.option})") from None
-    written = _expand_user(where, source.path, _TRACE_ALLOWED)
-    stored = Path(os.path.normpath(written)).as_posix()
-    if not _is_file(base_dir / stored):
-        raise ConfigError(where, value, _TRACE_ALLOWED)
-    return source.prefix + stored + source.suffix
-
-
-def _expand_user(where: str, value: str, allowed: str) -> Path:
-    """``Path(value).expanduser()``, a ConfigError for ``~user`` of an unknown user."""
-    try:
-        return Path(value).expanduser()
-    except RuntimeError:
-        raise ConfigError(where, value, f"{allowed} (no such home folder)") from None
-
-
-def _is_file(path: Path) -> bool:
-    """Path.is_file that answers False for names the system refuses (too long, NUL)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
-
-
-def _trace_label(path: str) -> str:
-    from schedlab.workload.importers import parse_source
-
-    name = parse_source(path).path.rsplit("/", 1)[-1]
-    for suffix in (".gz", ".swf"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def _format_value(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-def _canonical_spec(name: str, params: Mapping[str, Any]) -> str:
-    items = ",".join(f"{k}={_format_value(params[k])}" for k in sorted(params))
-    return f"{name}:{items}" if items else name
-
-
-def _with_seed(spec: str, seed: int) -> str:
-    name, _, rest = spec.partition(":")
-    params: dict[str, Any] = dict(item.split("=", 1) for item in rest.split(",") if item)
-    params["seed"] = seed
-    return _canonical_spec(name, params)
-
-
-def _parse_transforms(
-    entry: dict[str, Any], where: str, base_dir: Path
-) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """Transforms in their fixed order: drop_status, window, first, estimates,
-    requested_from_run, useless_estimates, non_priority, moldable, deadlines, jobs (a batch
-    is cut last, so estimates and marks are those of the whole)."""
-    out: list[tuple[str, dict[str, Any]]] = []
-    if "drop_status" in entry:
-        drop = entry["drop_status"]
-        if (
-            not isinstance(drop, list)
-            or not drop
-            or not all(_is_int(c) and abs(c) < 2**53 for c in drop)
-        ):
-            raise ConfigError(
-                f"{where}.drop_status", drop, "a non-empty list of SWF status codes (integers)"
-            )
-        out.append(("clean_by_status", {"drop": sorted(set(drop))}))
-    if "window" in entry:
-        window = entry["window"]
-        ok = (
-            isinstance(window, list)
-            and len(window) == 2
-            and all(_is_finite(v) for v in window)
-            and window[1] > window[0]
-        )
-        if not ok:
-            raise ConfigError(
-                f"{where}.window", window, "[start, end] in seconds (numbers, end > start)"
-            )
-        out.append(("time_window", {"start": float(window[0]), "end": float(window[1])}))
-    if "first" in entry:
-        first = entry["first"]
-        if not _is_int(first) or first < 1:
-            raise ConfigError(f"{where}.first", first, "an integer >= 1 (number of jobs)")
-        out.append(("first_jobs", {"n": first}))
-    for key, name in (
-        ("estimates", "add_estimates"),
-        ("requested_from_run", "requested_from_run"),
-        ("useless_estimates", "requested_uniform"),
-        ("non_priority", "mark_non_priority"),
-        ("moldable", "make_moldable"),
-    ):
-        if key in ("requested_from_run", "useless_estimates"):
-            flag = entry.get(key, False)
-            if not isinstance(flag, bool):
-                raise ConfigError(f"{where}.{key}", flag, "true or false")
-            if flag:
-                out.append((name, {}))
-            continue
-        if key in entry:
-            args = entry[key]
-            if not isinstance(args, dict) or not all(
-                isinstance(v, str | int | float | bool) for v in args.values()
-            ):
-                raise ConfigError(f"{where}.{key}", args, "a table of scalar parameters")
-            _check_transform(f"{where}.{key}", name, args)
-            out.append((name, dict(sorted(args.items()))))
-    if "deadlines" in entry:
-        path = entry["deadlines"]
-        allowed = "an existing .csv/.parquet table of deadlines"
-        if not isinstance(path, str) or not path.strip():
-            raise ConfigError(f"{where}.deadlines", path, allowed)
-        expanded = _expand_user(f"{where}.deadlines", path, allowed)
-        if not _is_file(base_dir / expanded):
-            raise ConfigError(f"{where}.deadlines", path, allowed)
-        table = os.path.normpath(base_dir / expanded)
-        out.append(("deadlines_from_table", {"path": table}))
-    if "jobs" in entry:
-        jobs = entry["jobs"]
-        ok = (
-            isinstance(jobs, list)
-            and len(jobs) == 2
-            and all(_is_int(v) for v in jobs)
-            and 0 <= jobs[0] < jobs[1]
-        )
-        if not ok:
-            raise ConfigError(
-                f"{where}.jobs", jobs, "[start, end]: job positions, integers, 0 <= start < end"
-            )
-        out.append(("job_range", {"start": jobs[0], "end": jobs[1]}))
-    return tuple(out)
-
-
-def _check_transform(where: str, name: str, args: dict[str, Any]) -> None:
-    """Try the transform on a one-job workload so bad parameters fail when the file is read."""
-    probe = Workload.from_columns(
-        submit_time=np.zeros(1), run_time=np.ones(1), procs=np.ones(1), max_procs=1
-    )
-    try:
-        TRANSFORMS[name](probe, **args)
-    except ConfigError as exc:
-        raise ConfigError(f"{where}.{exc.option}", exc.value, exc.allowed) from None
-    except SchedlabError as exc:
-        raise ConfigError(where, args, f"the parameters of {name} ({exc})") from None
-    except TypeError:  # an unknown or a missing parameter: say which, in the file's terms
-        known, required = _transform_parameters(name)
-        listed = f"parameters of {name}: {', '.join(known)}"
-        unknown = [k for k in args if k not in known]
-        if unknown:
-            raise ConfigError(where, args, f"{listed} (not {unknown[0]})") from None
-        missing = [k for k in required if k not in args]
-        raise ConfigError(
-            where, args, f"a table that sets {', '.join(missing)} ({listed})"
-        ) from None
-
-
-def _transform_parameters(name: str) -> tuple[list[str], list[str]]:
-    """(every parameter, the required ones) of transform ``name``, besides the workload."""
-    if name == "add_estimates":
-        from schedlab.workload.models.tsafrir import TsafrirParams, add_estimates
-
-        fn: Callable[..., Any] = add_estimates
-        extra = [f.name for f in dataclasses.fields(TsafrirParams)]
-    else:
-        fn, extra = TRANSFORMS[name], []
-    params = [
-        p
-        for p in inspect.signature(fn).parameters.values()
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "workload"
-    ]
-    known = [p.name for p in params] + extra
-    return known, [p.name for p in params if p.default is p.empty]
-
-
-# --- policies ------------------------------------------------------------------------------
-
-
-def _parse_policies(value: Any) -> list[tuple[str, dict[str, Any], str]]:
-    """(name, complete params, label) for every policy entry and parameter combination."""
-    if value is None:
-        raise ConfigError("policies", None, "at least one [[policies]] table")
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ConfigError("policies", value, "an array of tables, written [[policies]]")
-    if not value:
-        raise ConfigError("policies", value, "at least one [[policies]] table")
-    out: list[tuple[str, dict[str, Any], str]] = []
-    for i, entry in enumerate(value):
-        out.extend(_parse_policy(entry, f"policies[{i}]"))
-    return out
-
-
-def _parse_policy(entry: dict[str, Any], where: str) -> list[tuple[str, dict[str, Any], str]]:
-    name = entry.get("name")
-    if not isinstance(name, str) or name not in available_policies():
-        raise ConfigError(f"{where}.name", name, available_policies())
-    return _expand_params(entry, where, policy_class(name), "policy")
-
-
-def _expand_params(
-    entry: dict[str, Any], where: str, cls: Any, kind: str
-) -> list[tuple[str, dict[str, Any], str]]:
-    """A policy's or a meta-scheduler's entry: its parameters checked by type and by its
-    ``Params`` class, lists multiplied out, each combination completed with the defaults
-    and labelled (module docstring)."""
-    name = cls.name
-    label = entry.get("label")
-    if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise ConfigError(f"{where}.label", label, "a non-empty string")
-    hints = param_types(cls)
-    known = list(hints)
-    choices: dict[str, list[Any]] = {}
-    for key, raw in entry.items():
-        if key in POLICY_RESERVED_KEYS:
-            continue
-        if key not in hints:
-            allowed = ", ".join(known) if known else "(none)"
-            raise ConfigError(
-                f"{where}.{key}",
-                raw,
-                f"name, label or a parameter of {name}: {allowed}"
-                + ("" if kind == "policy" else f" (a {kind})"),
-            )
-        values = raw if isinstance(raw, list) else [raw]
-        if not values:
-            raise ConfigError(f"{where}.{key}", raw, "a value or a non-empty list of values")
-        choices[key] = [_check_param(f"{where}.{key}", v, hints[key]) for v in values]
-
-    multiplied = [k for k, raw in entry.items() if k in choices and isinstance(raw, list)]
-    combinations = math.prod(len(v) for v in choices.values())
-    if combinations > MAX_RUNS:
-        raise ConfigError(
-            where, f"{combinations} parameter combinations", f"at most {MAX_RUNS} runs"
-        )
-    result = []
-    for combo in itertools.product(*choices.values()):
-        written = dict(zip(choices, combo))
-        try:
-            params_obj = make_params(cls, written)
-        except ConfigError as exc:
-            culprit = next((k for k in written if k in exc.option.split()), None)
-            option = f"{where}.{culprit}" if culprit else where
-            raise ConfigError(option, exc.value, exc.allowed) from None
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(where, written, f"parameters {name} accepts ({exc})") from None
-        params = _complete_params(params_obj, written)
-        shown = multiplied if label else list(written)
-        base = label or name
-        suffix = ",".join(f"{k}={_format_value(written[k])}" for k in shown)
-        result.append((name, params, f"{base}({suffix})" if suffix else base))
-    return result
-
-
-def _check_param(where: str, value: Any, tp: Any) -> Any:
-    """A TOML scalar checked against the parameter's annotation (`registry.check_param`)."""
-    if not isinstance(value, str | int | float | bool):
-        raise ConfigError(where, value, "a string, number or boolean (or a list of them)")
-    return check_param(where, value, tp)
-
-
-def _complete_params(params_obj: Any, written: dict[str, Any]) -> dict[str, Any]:
-    """Every parameter's value (defaults included) that has a plain JSON form."""
-    params = dict(written)
-    for f in dataclasses.fields(params_obj):
-        value = getattr(params_obj, f.name)
-        if f.metadata.get("omit_default") and value == f.default:
-            params.pop(f.name, None)  # added later: at its default, older run ids hold
-            continue
-        if f.name not in params and (value is None or isinstance(value, str | int | float | bool)):
-            params[f.name] = value
-    return dict(sorted(params.items()))
-
-
-# --- grid ----------------------------------------------------------------------------------
-
-
-def _parse_grid(value: Any) -> dict[str, list[Any]]:
-    if not isinstance(value, dict):
-        raise ConfigError("grid", value, "a table, written [grid]")
-    grid: dict[str, list[Any]] = {}
-    for key, raw in value.items():
-        if key not in GRID_KEYS:
-            raise ConfigError(f"grid.{key}", raw, f"keys {', '.join(GRID_KEYS)}")
-        values = raw if isinstance(raw, list) else [raw]
-        where = f"grid.{key}"
-        if not values:
-            raise ConfigError(where, raw, "a value or a non-empty list of values")
-        checked: list[Any] = []
-        for v in values:
-            if key == "load_factor":
-                if not _is_finite(v) or v <= 0:
-                    raise ConfigError(where, v, "finite numbers > 0")
-                checked.append(float(v))
-            elif key == "seed":
-                if not _is_int(v) or v < 0:
-                    raise ConfigError(where, v, "integers >= 0")
-                checked.append(v)
-            elif key == "kill_on_overrun":
-                if not isinstance(v, bool):
-                    raise ConfigError(where, v, "true or false")
-                checked.append(v)
-            else:  # procs
-                if not _is_int(v) or not 1 <= v <= MAX_PROCS:
-                    raise ConfigError(where, v, f"integers >= 1 (processors), at most {MAX_PROCS}")
-                checked.append(v)
-        grid[key] = checked
-    return grid
-
-
-# --- small helpers -------------------------------------------------------------------------
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_finite(value: Any) -> bool:
-    """A finite int or float, not a bool (nor an int beyond the float range)."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
+    return os.path.normpath(base_dir / expand_user("out", value, allowed))
 
 
 def _format_params(params: Mapping[str, Any]) -> str:
-    return ",".join(f"{k}={_format_value(v)}" for k, v in sorted(params.items()))
+    return ",".join(f"{k}={format_value(v)}" for k, v in sorted(params.items()))
 
 
 def _format_transforms(transforms: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     parts = []
     for name, args in transforms:
-        inner = ",".join(f"{k}={_format_value(v)}" for k, v in args.items())
+        inner = ",".join(f"{k}={format_value(v)}" for k, v in args.items())
         parts.append(f"{name}({inner})")
     return " ".join(parts)

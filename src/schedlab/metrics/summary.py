@@ -255,10 +255,32 @@ GRID_KEYS: tuple[str, ...] = (
 )
 
 
+# Extra summary keys of runs with absolute priorities (Baranov and Tikhomirov,
+# `metrics.tdcs.tdcs_summary`): the processing time of high-priority jobs and its
+# components, the low-priority and background classes, preemptions and lost work
+TDCS_KEYS: tuple[str, ...] = (
+    "high_priority_mean_processing_time",
+    "global_queue_time",
+    "transfer_time",
+    "local_queue_time",
+    "global_high_priority_mean_processing_time",
+    "low_priority_throughput",
+    "low_priority_mean_wait_time",
+    "background_throughput",
+    "background_mean_wait_time",
+    "lost_work",
+    "preemptions",
+    "evictions",
+    "overhead_time",
+    "early_end_share",
+)
+
+
 def all_summary_keys() -> tuple[str, ...]:
     """Every key a summary may hold: the standard ones, then those of deadlines, of
-    moldable jobs and of grid runs (present only for runs that have them)."""
-    return SUMMARY_KEYS + DEADLINE_KEYS + MOLDABLE_KEYS + GRID_KEYS
+    moldable jobs, of grid runs and of runs with absolute priorities (present only for runs
+    that have them)."""
+    return SUMMARY_KEYS + DEADLINE_KEYS + MOLDABLE_KEYS + GRID_KEYS + TDCS_KEYS
 
 
 def summarize(

@@ -57,6 +57,7 @@ def tdcs_summary(
         "configuration": configuration,
         "preemption": preemption,
         "jobs": len(c["job_id"]),
+        "procs": procs,
     }
     window = float(c["submitted_at"].max()) if len(c["job_id"]) else 0.0
     hours = window / 3600.0

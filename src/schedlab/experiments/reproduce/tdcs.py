@@ -3,35 +3,42 @@ Technologies 2017) against baselines (SPEC 6).
 
 The paper publishes no numbers; the scenario, hypotheses and protocol are pre-registered in
 docs/reproductions.md ("Absolute priorities across clusters"): the platform ``builtin:tdcs``
-(the text of ``examples/platform-tdcs.toml``), `tdcs.workload.generate_tdcs` at load 0.85
-over ``HOURS`` of arrivals, every cluster under pps(priority="attribute", checkpoint, 60 s
-overhead). Configurations: ``tdcs``, ``tdcs_no_preemption`` (the same dispatcher over
-non-preemptive priority managers), ``round_robin``, ``least_loaded``, ``random``; and
+(the text of ``examples/platform-tdcs.toml``), its own stream (`workload.models.tdcs`,
+`generate_tdcs`) at load 0.85 over ``HOURS`` of arrivals, every cluster under
+pps(priority="attribute", checkpoint, 60 s overhead). Configurations: ``tdcs``,
+``tdcs_no_preemption`` (the same dispatcher over non-preemptive priority managers),
+``round_robin``, ``least_loaded``, ``random``; and
 ``tdcs`` at the horizons ``HORIZONS`` (None: unlimited). Seeds 1..10 (``--quick``: 1..3
 over 48 h).
 
-Runs are independent simulations of a second or so; they run on a local process pool and
-each one's summary is cached as JSON in ``OUT/runs/`` (the file is written atomically when
-the run ends), so a rerun, or an interrupted one, computes only what is missing. ``--dask``
-is not used by this reproduction (the runs are too short to pay for a cluster).
+The runs are a sweep (TDCS dispatchers, horizons and local managers are sweep keys:
+`experiments.sweep_params`) run by the sweep layer into ``OUT`` like the other
+reproductions: a rerun, or an interrupted one, computes only what is missing, and ``--dask``
+spreads them over a Dask cluster.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.experiments.analysis import over_seeds
-from schedlab.experiments.reproduce.common import Reproduction, fmt
-from schedlab.outputs import write_atomic
+from schedlab.experiments.config import RunConfig
+from schedlab.experiments.reproduce.common import (
+    Reproduction,
+    RunOptions,
+    execute,
+    fmt,
+    sweep_of,
+)
+from schedlab.experiments.sweep import Sweep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PLATFORM = "builtin:tdcs"
 
@@ -64,77 +71,44 @@ EXTRA_KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class Run:
-    """One simulation: a configuration, its horizon (tdcs only; None: unlimited), a seed."""
-
-    configuration: str
-    horizon: int | None
-    seed: int
-    hours: float
-
-    @property
-    def key(self) -> str:
-        h = "inf" if self.horizon is None else str(self.horizon)
-        return f"{self.configuration}-h{h}-s{self.seed}-{self.hours:g}h"
-
-
-def platform() -> Any:
-    """The built-in platform (``builtin:tdcs``: the shipped example platform-tdcs.toml)."""
-    from schedlab.grid.platforms import load_platform_source
-
-    return load_platform_source(PLATFORM)
-
-
-def runs_of(quick: bool) -> list[Run]:
+def build_sweep(quick: bool) -> Sweep:
+    """The runs, as a sweep (every configuration at the unlimited horizon, then tdcs at each
+    finite horizon), on ``builtin:tdcs`` under pps(priority=attribute, checkpoint, 60 s)."""
     hours = QUICK_HOURS if quick else HOURS
-    seeds = range(1, (QUICK_SEEDS if quick else SEEDS) + 1)
-    runs = [Run(c, None, s, hours) for c in CONFIGURATIONS for s in seeds]
-    runs += [Run("tdcs", h, s, hours) for h in HORIZONS if h is not None for s in seeds]
-    return runs
+    seeds = list(range(1, (QUICK_SEEDS if quick else SEEDS) + 1))
+    managers = {"preemption": "checkpoint", "checkpoint_overhead": CHECKPOINT_OVERHEAD}
+    metas: list[dict[str, Any]] = [
+        {"name": c, **({} if c == "tdcs_no_preemption" else managers)} for c in CONFIGURATIONS
+    ]
+    metas.append({"name": "tdcs", "horizon": [h for h in HORIZONS if h is not None], **managers})
+    parts = [
+        {
+            "workloads": [{"platform": PLATFORM, "generator": {"hours": hours, "load": LOAD}}],
+            "meta_schedulers": [meta],
+            "grid": {"seed": seeds},
+        }
+        for meta in metas
+    ]
+    return sweep_of(parts, Path("."), "reproduce tdcs")
 
 
-def simulate(run: Run) -> dict[str, Any]:
-    """One run's summary (the pre-registered metrics)."""
-    from schedlab.simulation import run_tdcs
-    from schedlab.workload.models.tdcs import generate_tdcs
-
-    plat = platform()
-    workload = generate_tdcs(plat, hours=run.hours, load=LOAD, seed=run.seed)
-    params: dict[str, Any] = (
-        {"horizon": run.horizon} if run.configuration.startswith("tdcs") else {}
-    )
-    result = run_tdcs(
-        plat,
-        workload,
-        run.configuration,
-        preemption="checkpoint",
-        checkpoint_overhead=CHECKPOINT_OVERHEAD,
-        seed=run.seed,
-        **params,
-    )
-    summary = result.summary()
-    return {k: summary[k] for k in ROW_KEYS + EXTRA_KEYS}
+def key_of(run: RunConfig) -> tuple[str, int | None, int]:
+    """(configuration, horizon, seed) of one of the reproduction's runs."""
+    preemption = dict(run.queue_policy[1]).get("preemption") if run.queue_policy else None
+    configuration = "tdcs_no_preemption" if preemption == "none" else run.policy
+    return configuration, run.params.get("horizon"), int(run.seed or 0)
 
 
-def _cached(out: Path, runs: list[Run], workers: int | None) -> dict[Run, dict[str, Any]]:
-    folder = out / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
-    done: dict[Run, dict[str, Any]] = {}
-    todo = []
-    for run in runs:
-        path = folder / f"{run.key}.json"
-        if path.is_file():
-            done[run] = json.loads(path.read_text())
-        else:
-            todo.append(run)
-    if todo:
-        n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-        with ProcessPoolExecutor(n) as pool:
-            for run, summary in zip(todo, pool.map(simulate, todo)):
-                write_atomic(folder / f"{run.key}.json", json.dumps(summary).encode())
-                done[run] = summary
-    return done
+def results_of(
+    quick: bool, out: Path, **options: Unpack[RunOptions]
+) -> tuple[dict[tuple[str, int | None, int], dict[str, Any]], list[int], float]:
+    """Run (or resume) every run into ``out``: each one's summary by (configuration,
+    horizon, seed), the seeds, and the hours of arrivals."""
+    sweep = build_sweep(quick)
+    store = execute(sweep, out, **options)
+    results = {key_of(run): store.summary(run.run_id) for run in sweep.runs}
+    seeds = sorted({seed for _, _, seed in results})
+    return results, seeds, QUICK_HOURS if quick else HOURS
 
 
 def _plain(value: Any) -> Any:
@@ -163,31 +137,21 @@ def _cell(values: list[float], digits: int = 3) -> str:
 
 
 def reproduce_tdcs(
-    traces: Path | None,
-    out: Path,
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    on_change: Callable[..., None] | None = None,
-    dask: str | None = None,
+    traces: Path | None, out: Path, *, quick: bool = False, **run: Unpack[RunOptions]
 ) -> Reproduction:
     """Run (or resume) the pre-registered evaluation into ``out``; tables, JSON, and what
     the figures are drawn from: ``figure_data["means"]`` (configuration -> mean of each
     component over the seeds) and ``["horizon"]`` (the JSON's horizon curve)."""
-    runs = runs_of(quick)
-    results = _cached(out, runs, workers)
-    seeds = sorted({r.seed for r in runs})
+    results, seeds, hours = results_of(quick, out, **run)
     by: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
-    for run in runs:
-        by.setdefault((run.configuration, run.horizon), []).append(results[run])
+    for configuration, horizon in [(c, None) for c in CONFIGURATIONS] + [
+        ("tdcs", h) for h in HORIZONS if h is not None
+    ]:
+        by[(configuration, horizon)] = [results[(configuration, horizon, s)] for s in seeds]
     rows = [
-        {
-            "dispatcher": run.configuration,
-            "seed": run.seed,
-            **{k: results[run][k] for k in ROW_KEYS},
-        }
-        for run in runs
-        if run.horizon is None
+        {"dispatcher": c, "seed": s, **{k: results[(c, None, s)][k] for k in ROW_KEYS}}
+        for c in CONFIGURATIONS
+        for s in seeds
     ]
     curve = []
     for h in HORIZONS:
@@ -201,7 +165,7 @@ def reproduce_tdcs(
         )
     tables = _tables(by)
     notes = [
-        f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {runs[0].hours:g} h of arrivals at load "
+        f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {hours:g} h of arrivals at load "
         f"{LOAD}; platform builtin:tdcs (examples/platform-tdcs.toml); every cluster under "
         f"pps(priority=attribute, checkpoint, {CHECKPOINT_OVERHEAD:g} s overhead).",
         "Cells: mean over the seeds ± the 95 % half-width; times in s, throughput in jobs/h, "
