@@ -30,7 +30,8 @@ from schedlab.engine.events import MESSAGE_ORDER, EventKind, JobState, Rank
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
-    from schedlab.engine.kernel import Kernel
+    from schedlab.engine.core import KernelCore
+    from schedlab.engine.lifecycle import Lifecycle
     from schedlab.engine.pools import Pool
 
 __all__ = ["Decisions"]
@@ -58,9 +59,10 @@ def _name(pool: Pool) -> str:
 class Decisions:
     """Applies the decisions of one kernel's policies (`by_pool`) and actors (`by_actor`)."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: KernelCore, life: Lifecycle) -> None:
         self.k = kernel
         self.jobs = kernel.jobs
+        self.life = life
         # what the kernel calls for each kind of decision (it looks them up itself)
         self.pool_kinds: dict[type, Callable[[Pool, Any, float], None]] = {
             Start: self.start,
@@ -129,21 +131,21 @@ class Decisions:
         pool.view.segment_start_at[local] = now  # type: ignore[index]
         if k.tracer is not None:
             k.tracer.allocated(j, pool.index, groups, now, k)
-        k.life.begin(j, q, power, now)
+        self.life.begin(j, q, power, now)
         k.notify(j, JobEvent.STARTED)
 
     def _preempt(self, pool: Pool, j: int, local: int, d: Suspend | Evict, now: float) -> None:
         """Running job j leaves its processors now (Suspend or Evict); its work is kept."""
-        k, t = self.k, self.jobs
+        t = self.jobs
         what = type(d).__name__
         if t.host_used[j]:
             raise PolicyError(
                 f"policy {_name(pool)!r}: {what}(job {local}) at t={now}: payloads run in it"
             )
         t.gen[j] += 1
-        ran = k.life.stop_segment(j, now)
+        ran = self.life.stop_segment(j, now)
         pool.view.executed_time[local] += ran  # type: ignore[index]
-        k.life.free_nodes(j, pool)
+        self.life.free_nodes(j, pool)
         pool.running -= 1
         t.preemptions[j] += 1
         t.suspended_since[j] = now
@@ -201,11 +203,11 @@ class Decisions:
         k, t = self.k, self.jobs
         j, st = self._job_in(pool, d.job)
         if st == _RUNNING:
-            k.life.stop_segment(j, now)
-            k.life.free_nodes(j, pool)
+            self.life.stop_segment(j, now)
+            self.life.free_nodes(j, pool)
             pool.running -= 1
             if t.host_used[j]:
-                k.life.kill_payloads(j, now)
+                self.life.kill_payloads(j, now)
             # a running job cancelled is preempted: its attempt's time is lost work
             t.preemptions[j] += 1
             t.lose_attempt(j)
@@ -225,7 +227,7 @@ class Decisions:
         t.killed[j] = True
         k.done += 1
         k.notify(j, JobEvent.KILLED)
-        k.life.release_children(j, now)
+        self.life.release_children(j, now)
 
     def wake_pool(self, pool: Pool, d: WakeAt, now: float) -> None:
         when = float(d.time)
@@ -341,7 +343,7 @@ class Decisions:
         t.holder[j] = -1
         t.where[j] = t.where[host]
         t.admitted_at[j] = now
-        k.life.begin(j, q, t.node_power[host], now)
+        self.life.begin(j, q, t.node_power[host], now)
         k.notify(j, JobEvent.STARTED)
 
     def end(self, a: int, d: End, now: float) -> None:
@@ -362,7 +364,7 @@ class Decisions:
                 f"actor {self._actor_name(a)}: End(job {j}) at t={now}: payloads still run in it"
             )
         t.will_kill[j] = False
-        self.k.life.complete(j, now)
+        self.life.complete(j, now)
 
     def wake_actor(self, a: int, d: WakeAt, now: float) -> None:
         when = float(d.time)

@@ -17,7 +17,7 @@ from schedlab.engine.actors import JobEvent
 from schedlab.engine.events import EventKind, JobState, Rank
 
 if TYPE_CHECKING:
-    from schedlab.engine.kernel import Kernel
+    from schedlab.engine.core import KernelCore
     from schedlab.engine.pools import Pool
 
 __all__ = ["Lifecycle"]
@@ -33,7 +33,7 @@ _ENDS, _DELIVERIES = int(Rank.ENDS), int(Rank.DELIVERIES)
 class Lifecycle:
     """Run segments and ends of one kernel's jobs (module docstring)."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: KernelCore) -> None:
         self.k = kernel
         self.jobs = kernel.jobs
 

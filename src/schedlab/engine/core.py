@@ -1,0 +1,186 @@
+"""The state every part of a kernel run shares (`KernelCore`): the jobs, the pools and
+actors, the event heap, who has to schedule this round, and the deliveries of jobs.
+
+The kernel's loop (`engine.kernel.Kernel`), the decisions it applies (`engine.apply`) and the
+life of its jobs (`engine.lifecycle`) all work on this state; it imports none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from heapq import heappush
+from typing import Any
+
+from schedlab.engine.actors import Actor, JobEvent, listened_events
+from schedlab.engine.events import EventKind, JobState, Rank
+from schedlab.engine.jobs import JobSpecs, JobTable
+from schedlab.engine.pools import Pool
+from schedlab.engine.protocol import Policy
+from schedlab.errors import PolicyError
+from schedlab.platform.pool import PoolSpec
+
+__all__ = ["MAX_ROUNDS", "KernelCore"]
+
+_TRANSIT = int(JobState.TRANSIT)
+_RELEASED = int(JobState.RELEASED)
+_ADMIT = int(EventKind.ADMIT)
+_DELIVERIES = int(Rank.DELIVERIES)
+MAX_ROUNDS = 1000
+
+
+class KernelCore:
+    """A kernel run's shared state and plumbing (module docstring).
+
+    ``pools``: specs with their policy instances (same order: the pool index);
+    ``actors``: actor instances (their index is their address). ``observers`` read the
+    state after every instant (``after_step(now, kernel)``, ``finish(kernel)``);
+    ``tracer`` (the invariant checker) is told of every run segment and node change.
+    Actors read it as an `engine.actors.PlatformView`: ``now``, ``pools`` and the per-job
+    columns of `jobs` it names (``procs``, ``state``, ``where``...).
+    """
+
+    def __init__(
+        self,
+        *,
+        jobs: JobSpecs,
+        pools: Sequence[tuple[PoolSpec, Policy]],
+        actors: Sequence[Actor] = (),
+        kill_on_overrun: bool = True,
+        observers: Iterable[Any] = (),
+        tracer: Any = None,
+        progress: Callable[[int, int], None] | None = None,
+        max_rounds: int = MAX_ROUNDS,
+    ) -> None:
+        if not pools:
+            raise PolicyError("a platform needs at least one pool")
+        self.specs = jobs
+        self.n = len(jobs)
+        self.kill_on_overrun = kill_on_overrun
+        self.observers = list(observers)
+        self.tracer = tracer
+        self.progress = progress
+        self.max_rounds = max_rounds
+        self.actors = list(actors)
+        self.pools = [
+            Pool(i, spec, policy, kill_on_overrun) for i, (spec, policy) in enumerate(pools)
+        ]
+        table = self.jobs = JobTable(jobs)
+        for p in self.pools:
+            p.view.attributes = {k: [] for k in jobs.attributes}
+        # what actors and observers read (engine.actors.PlatformView), by global id: the
+        # table's own lists, which grow in place as jobs are spawned
+        self.procs = table.procs
+        self.requested_time = table.requested_time
+        self.user = table.user
+        self.state = table.state
+        self.where = table.where
+        self.tag = table.tag
+        self.node_power = table.node_power
+        self.alloc_procs = table.alloc_procs
+        self.submitted_at = table.submitted_at
+        self.started_at = table.started_at
+        self.finished_at = table.finished_at
+        self.killed = table.killed
+        self.now = 0.0
+        self._roots = [j for j, parent in enumerate(jobs.parent) if parent < 0]
+        # jobs still to be released to each actor (an agent stops asking when none is left)
+        self.unreleased = [0] * len(self.actors)
+        for a in jobs.target_actor:
+            if 0 <= a < len(self.actors):
+                self.unreleased[a] += 1
+        self.spawned = 0
+        self.running = 0
+        self.done = 0
+        self.released = 0
+        self._heap: list[tuple[Any, ...]] = []
+        self._seq = 0
+        self._dirty_pools: list[int] = []
+        self._pool_dirty = [False] * len(self.pools)
+        self._dirty_actors: list[int] = []
+        self._actor_dirty = [False] * len(self.actors)
+        self._watchers: list[list[int]] = [[] for _ in self.pools]  # pool -> actors
+        self._listens = [listened_events(actor) for actor in self.actors]
+
+    # -- what observers read (the same names as engine.fastpath.Simulator) --------------
+    @property
+    def total_procs(self) -> int:
+        return sum(p.total for p in self.pools)
+
+    @property
+    def free_procs(self) -> int:
+        return sum(p.free_total for p in self.pools)
+
+    @property
+    def submitted(self) -> int:
+        return self.released
+
+    @property
+    def attributes(self) -> dict[str, list[float]]:
+        """Per-job attributes by global id (spawned jobs: NaN), for actors."""
+        return self.jobs.attributes
+
+    # -- the loop -----------------------------------------------------------------------
+    # -- bookkeeping helpers ------------------------------------------------------------
+    def push(
+        self, t: float, rank: int, order: int, kind: int, a: Any = None, b: Any = None
+    ) -> None:
+        """An event of ``kind`` (an `EventKind`) at ``t``: ``rank`` (its `Rank`, `RANK`) and
+        ``order`` place it among those of its instant (`engine.events`)."""
+        self._seq += 1
+        heappush(self._heap, (t, rank, order, self._seq, kind, a, b))
+
+    def wake_order(self) -> int:
+        """The order of a wake-up among those of its instant: the order it was asked."""
+        return self._seq
+
+    def mark_pool(self, i: int) -> None:
+        """Pool i schedules in the next round of this instant."""
+        if not self._pool_dirty[i]:
+            self._pool_dirty[i] = True
+            self._dirty_pools.append(i)
+
+    def _mark_actor(self, a: int) -> None:
+        if not self._actor_dirty[a]:
+            self._actor_dirty[a] = True
+            self._dirty_actors.append(a)
+
+    def notify(self, j: int, event: JobEvent) -> None:
+        """Tell job j's owner, and every actor watching its pool, of ``event``."""
+        owner = self.jobs.owner[j]
+        if owner >= 0 and self._listens[owner][event]:
+            self.actors[owner].on_job_event(j, event)
+            self._mark_actor(owner)
+        where = self.where[j]
+        if where >= 0 and self._watchers[where] and self.jobs.host[j] < 0:
+            for a in self._watchers[where]:  # a site agent hears every start and end
+                if a != owner and self._listens[a][event]:
+                    self.actors[a].on_job_event(j, event)
+                    self._mark_actor(a)
+
+    # -- deliveries -----------------------------------------------------------------------
+    def _deliver_release(self, j: int, now: float) -> None:
+        """Job j is released now (a root's submit time, or its parent's end + think)."""
+        t = self.jobs
+        self.submitted_at[j] = now
+        self.released += 1
+        actor = t.target_actor[j]
+        if actor >= 0:
+            self.unreleased[actor] -= 1
+            self.state[j] = _RELEASED
+            t.holder[j] = actor
+            self.actors[actor].on_arrival(j)
+            self._mark_actor(actor)
+        else:
+            self.state[j] = _TRANSIT
+            self.arrive(j, t.target_pool[j], now)
+
+    def arrive(self, j: int, p: int, now: float) -> None:
+        """Job j reaches pool p; its policy sees it after the receive delay."""
+        pool = self.pools[p]
+        self.where[j] = p
+        if pool.mu_rec > 0:
+            pool.received += 1
+            self.push(now + pool.receive_delay(), _DELIVERIES, j, _ADMIT, p)
+        else:
+            pool.admit(j, self.jobs, now)
+            self.mark_pool(p)
