@@ -29,6 +29,8 @@ from schedlab.workload.job import Workload
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "policy-package"
 MODULE = PACKAGE / "src" / "user_fairshare.py"
+META_MODULE = PACKAGE / "src" / "least_queued.py"
+META = "least-queued"
 DOC = ROOT / "docs" / "policies.md"
 NAME = "user-fairshare"
 SPEC = "lublin:jobs=300,procs=32,seed=1"
@@ -127,9 +129,12 @@ def plugin(site: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The installed module, imported in this process (forgotten afterwards)."""
     monkeypatch.syspath_prepend(str(site))
     try:
+        import least_queued  # type: ignore[import-not-found]
         import user_fairshare  # type: ignore[import-not-found]
     finally:
         sys.modules.pop("user_fairshare", None)  # the next import finds it afresh
+        sys.modules.pop("least_queued", None)
+    user_fairshare.least_queued = least_queued  # both example modules, from one fixture
     return user_fairshare
 
 
@@ -176,3 +181,64 @@ def test_the_doc_shows_exactly_the_module() -> None:
     """docs/policies.md's worked example is the package's module, character for character."""
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     assert MODULE.read_text(encoding="utf-8") in blocks
+
+
+def test_the_doc_shows_exactly_the_dispatcher() -> None:
+    """docs/policies.md's meta-scheduler example is the package's module, to the character."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert META_MODULE.read_text(encoding="utf-8") in blocks
+
+
+def test_installed_dispatcher_is_listed_and_runs_from_the_cli(site: Path) -> None:
+    """`schedlab grid meta` lists it with its parameter; `grid run` runs it with the
+    kernel's checker on, and it dispatched every meta-job once."""
+    done = _cli(site, "grid", "meta")
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if META in line)
+    assert "per_processor=True" in row
+    done = _cli(site, "grid", "run", "builtin:dirac", "--meta", META, "--check", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["global_jobs"] == 500 and summary["dispatches"] == 500
+
+
+TWO_QUEUES = """
+[[sites]]
+name = "small"
+groups = [[1.0, 2]]
+[[sites.queues]]
+name = "q"
+[[sites]]
+name = "large"
+groups = [[1.0, 4]]
+[[sites.queues]]
+name = "q"
+"""
+
+
+@pytest.mark.parametrize(("per_processor", "pools"), [(True, [0, 1, 1, 0]), (False, [0, 1, 0, 1])])
+def test_the_dispatcher_sends_each_job_to_the_least_queued_pool(
+    plugin: Any, tmp_path: Path, per_processor: bool, pools: list[int]
+) -> None:
+    """Pools of 2 and 4 processors, four 1-processor meta-jobs at t=0, no message time.
+    Per processor: depths (0, 0) -> 0, (1/2, 0) -> 1, (1/2, 1/4) -> 1, (1/2, 2/4) -> 0 (tie:
+    the lowest). Raw counts: (0, 0) -> 0, (1, 0) -> 1, (1, 1) -> 0, (2, 1) -> 1."""
+    from schedlab.workload.grid import GridWorkload
+
+    path = tmp_path / "two.toml"
+    path.write_text(TWO_QUEUES)
+    platform = schedlab.load_platform(path)
+    stream = GridWorkload(
+        submit_at=np.zeros(4),
+        work=np.full(4, 100.0),
+        procs=np.ones(4, dtype=int),
+        org=np.zeros(4, dtype=int),
+        stream=np.full(4, -1),
+        job_id=np.arange(1, 5),
+    )
+    meta = plugin.least_queued.LeastQueued(
+        make_params(plugin.least_queued.LeastQueued, {"per_processor": per_processor})
+    )
+    result = schedlab.run_grid(platform, stream, meta, check=True)
+    assert result.jobs["pool"].tolist() == [["small/q", "large/q"][p] for p in pools]
+    assert result.summary()["dispatches"] == 4

@@ -40,7 +40,7 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
     is caught and returned in the outcome."""
     run_id = "?"
     try:
-        import schedlab
+        from schedlab.version import __version__
         from schedlab.experiments.scenarios import scenario_of
         from schedlab.scenario import run as run_scenario
 
@@ -55,7 +55,7 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
         meta: dict[str, Any] = {
             "wall_time": sim_time,
             "run_time": time.perf_counter() - clock,
-            "schedlab_version": schedlab.__version__,
+            "schedlab_version": __version__,
             "host": os.uname().nodename,
         }
         if not run.is_grid:

@@ -23,9 +23,9 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import schedlab.report.figures as figures
 from schedlab.errors import ConfigError
 from schedlab.outputs import write_atomic
-from schedlab.report import figures
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -519,13 +519,13 @@ def render_report(
         f'<section id="{sid}"><h2>{escape(name)}</h2>\n{content}\n</section>'
         for sid, name, content in sections
     )
-    import schedlab
+    from schedlab.version import __version__
 
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="generator" content="schedlab {escape(schedlab.__version__)}">\n'
+        f'<meta name="generator" content="schedlab {escape(__version__)}">\n'
         f"<title>{escape(heading)}</title>\n<style>{CSS}</style>\n</head>\n"
         f'<body data-figures="{page.count}">\n'
         f"<header><h1>{escape(heading)}</h1>"

@@ -354,7 +354,7 @@ def render_html(
 ) -> str:
     """The page of ``result`` as text: title, the run's numbers, the four figures, each a
     ``<figure class="chart" data-chart="NAME">`` (``<body data-figures="4">``)."""
-    import schedlab
+    from schedlab.version import __version__
 
     figs, run, drawn = _figures(result, window, max_jobs, title)
     captions = _captions(run, drawn, max_jobs)
@@ -377,7 +377,7 @@ def render_html(
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="generator" content="schedlab {escape(schedlab.__version__)}">\n'
+        f'<meta name="generator" content="schedlab {escape(__version__)}">\n'
         f"<title>{heading}</title>\n<style>{CSS}</style>\n</head>\n"
         f'<body data-figures="{page.count}">\n'
         f"<header><h1>{heading}</h1><p>one run of schedlab</p></header>\n<main>\n"

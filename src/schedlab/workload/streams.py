@@ -9,30 +9,35 @@ priorities, origins, inputs, `workload.models.tdcs`). A run's seed seeds the str
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedlab.errors import ConfigError
 from schedlab.platform.description import Platform
-from schedlab.workload.grid import GridWorkload
-from schedlab.workload.models.grid import generate_grid
-from schedlab.workload.models.tdcs import TdcsWorkload, generate_tdcs
+
+if TYPE_CHECKING:
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
 __all__ = ["STREAMS", "check_stream", "platform_stream", "stream_settings_types"]
 
-# name -> (generator, the settings that size a stream, with a small value to check it with)
-STREAMS: dict[str, tuple[Callable[..., GridWorkload | TdcsWorkload], dict[str, Any]]] = {
-    "grid": (generate_grid, {"meta_jobs": 1, "local_jobs": 1}),
-    "tdcs": (generate_tdcs, {"hours": 0.01}),
+# name -> (module and function of its generator, imported when used: the grid model needs
+# scipy; the settings that size a stream, with a small value to check it with)
+STREAMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "grid": ("schedlab.workload.models.grid:generate_grid", {"meta_jobs": 1, "local_jobs": 1}),
+    "tdcs": ("schedlab.workload.models.tdcs:generate_tdcs", {"hours": 0.01}),
 }
 
 
 def _generator(name: str) -> tuple[Callable[..., GridWorkload | TdcsWorkload], dict[str, Any]]:
     try:
-        return STREAMS[name]
+        target, probe = STREAMS[name]
     except KeyError:
         raise ConfigError("stream generator", name, sorted(STREAMS)) from None
+    module, function = target.split(":")
+    return getattr(importlib.import_module(module), function), probe
 
 
 def stream_settings_types(name: str) -> dict[str, Any]:

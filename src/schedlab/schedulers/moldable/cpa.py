@@ -75,7 +75,7 @@ import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.durations import Rigid, SpeedupModel
-from schedlab.engine.kernel import JobSpecs
+from schedlab.engine.jobs import JobSpecs
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.platform import Profile
