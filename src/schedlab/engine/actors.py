@@ -43,92 +43,39 @@ class JobEvent(IntEnum):
 
 
 class PoolState(Protocol):
-    """What an actor may read of one pool (a batch queue)."""
+    """What an actor may read of one pool (a batch queue); read-only by contract."""
 
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def total(self) -> int:
-        """Processors."""
-
-    @property
-    def free_total(self) -> int:
-        """Free now (nodes held after ends, mu_env, are not free)."""
-
-    @property
-    def queued(self) -> int:
-        """Admitted jobs waiting to start or resume."""
-
-    @property
-    def received(self) -> int:
-        """Jobs arrived, still within the receive delay (mu_rec)."""
-
-    @property
-    def running(self) -> int: ...
-
-    @property
-    def powers(self) -> Sequence[float]:
-        """Node power of each group, in placement order."""
-
-    @property
-    def counts(self) -> Sequence[int]:
-        """Processors of each group."""
-
-    @property
-    def free(self) -> Sequence[int]:
-        """Free processors of each group."""
-
-    @property
-    def t_max(self) -> float: ...
+    index: int
+    name: str
+    total: int  # processors
+    free_total: int  # free now (nodes held after ends, mu_env, are not free)
+    queued: int  # admitted jobs waiting to start or resume
+    received: int  # jobs arrived, still within the receive delay (mu_rec)
+    running: int
+    powers: list[float]  # node power of each group, in placement order
+    counts: list[int]  # processors of each group
+    free: list[int]  # free processors of each group
+    t_max: float
 
 
 class PlatformView(Protocol):
-    """What actors may read: the time, the pools, and per-job (global id) facts."""
+    """What actors may read (read-only by contract): the time, the pools, and per-job facts
+    by global id (the workload's jobs, then the spawned ones). Actual run times are never
+    shown."""
 
-    @property
-    def now(self) -> float: ...
+    now: float
+    procs: list[int]  # requested size
+    requested_time: list[float]  # the user's estimate at the job's size, on power 1 (s)
+    user: list[int]
+    state: list[int]  # `engine.events.JobState` values
+    where: list[int]  # pool (-1: none, or in transit)
+    tag: list[object]  # what a Spawn attached (None for other jobs)
+    node_power: list[float]  # a running job's slowest node (NaN before its start)
+    alloc_procs: list[int]  # processors a running job holds
+    unreleased: list[int]  # jobs of the workload still to be released to each actor
 
     @property
     def pools(self) -> Sequence[PoolState]: ...
-
-    @property
-    def procs(self) -> Sequence[int]:
-        """Requested size of each job."""
-
-    @property
-    def requested_time(self) -> Sequence[float]:
-        """The user's estimate at the job's size, on power 1 (s)."""
-
-    @property
-    def user(self) -> Sequence[int]: ...
-
-    @property
-    def state(self) -> Sequence[int]:
-        """`engine.events.JobState` values."""
-
-    @property
-    def where(self) -> Sequence[int]:
-        """Pool of each job (-1: none, or in transit)."""
-
-    @property
-    def tag(self) -> Sequence[object]:
-        """Of spawned jobs (None otherwise)."""
-
-    @property
-    def node_power(self) -> Sequence[float]:
-        """Of a running job's slowest node (NaN before its start)."""
-
-    @property
-    def alloc_procs(self) -> Sequence[int]:
-        """Processors a running job holds."""
-
-    @property
-    def unreleased(self) -> Sequence[int]:
-        """Jobs of the workload still to be released to each actor (by actor index)."""
 
     @property
     def attributes(self) -> Mapping[str, Sequence[float]]:

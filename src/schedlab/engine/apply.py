@@ -26,7 +26,22 @@ from schedlab.engine.decisions import (
     WakeAt,
 )
 from schedlab.engine.durations import RIGID
-from schedlab.engine.events import MESSAGE_ORDER, EventKind, JobState, Rank
+from schedlab.engine.events import (
+    ARRIVE,
+    DELIVERIES,
+    DONE,
+    MESSAGE,
+    MESSAGE_ORDER,
+    RELEASED,
+    RUNNING,
+    SUSPENDED,
+    TRANSIT,
+    WAITING,
+    WAKE_ACTOR,
+    WAKE_POOL,
+    WAKES,
+    JobState,
+)
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -38,17 +53,6 @@ __all__ = ["Decisions"]
 
 _INF = math.inf
 _NAN = math.nan
-_WAITING = int(JobState.WAITING)
-_RUNNING = int(JobState.RUNNING)
-_SUSPENDED = int(JobState.SUSPENDED)
-_DONE = int(JobState.DONE)
-_RELEASED = int(JobState.RELEASED)
-_TRANSIT = int(JobState.TRANSIT)
-_ARRIVE = int(EventKind.ARRIVE)
-_MESSAGE = int(EventKind.MESSAGE)
-_WAKE_POOL = int(EventKind.WAKE_POOL)
-_WAKE_ACTOR = int(EventKind.WAKE_ACTOR)
-_DELIVERIES, _WAKES = int(Rank.DELIVERIES), int(Rank.WAKES)
 
 
 def _name(pool: Pool) -> str:
@@ -107,7 +111,7 @@ class Decisions:
             raise PolicyError(f"policy {_name(pool)!r}: Start(job {local}) at t={now}: no such job")
         j = pool.gids[local]
         st = t.state[j]
-        if (st != _WAITING and st != _SUSPENDED) or t.where[j] != pool.index:
+        if (st != WAITING and st != SUSPENDED) or t.where[j] != pool.index:
             state = JobState(st).name.lower() if t.where[j] == pool.index else "gone"
             raise PolicyError(
                 f"policy {_name(pool)!r}: Start(job {local}) at t={now}: job is {state}, only "
@@ -161,7 +165,7 @@ class Decisions:
     def suspend(self, pool: Pool, d: Suspend, now: float) -> None:
         k, t = self.k, self.jobs
         j, st = self._job_in(pool, d.job)
-        if st != _RUNNING:
+        if st != RUNNING:
             raise PolicyError(
                 f"policy {_name(pool)!r}: Suspend(job {d.job}) at t={now}: job is not running"
             )
@@ -173,14 +177,14 @@ class Decisions:
             pool.view.executed_time[d.job] = 0.0  # type: ignore[index]
             if k.tracer is not None:
                 k.tracer.requeued(j, k)
-        t.state[j] = _SUSPENDED
+        t.state[j] = SUSPENDED
         pool.queued += 1
 
     def evict(self, pool: Pool, d: Evict, now: float) -> None:
         t = self.jobs
         name = _name(pool)
         j, st = self._job_in(pool, d.job)
-        if st not in (_RUNNING, _WAITING, _SUSPENDED):
+        if st not in (RUNNING, WAITING, SUSPENDED):
             raise PolicyError(
                 f"policy {name!r}: Evict(job {d.job}) at t={now}: job is not in the pool"
             )
@@ -189,11 +193,11 @@ class Decisions:
                 f"policy {name!r}: Evict(job {d.job}) at t={now}: no actor dispatched it, so "
                 "none can take it back"
             )
-        if st == _RUNNING:
+        if st == RUNNING:
             self._preempt(pool, j, d.job, d, now)
         else:
             pool.queued -= 1  # a waiting job leaves the queue
-        t.state[j] = _RELEASED
+        t.state[j] = RELEASED
         t.holder[j] = t.owner[j]
         t.where[j] = -1
         t.evictions[j] += 1
@@ -202,7 +206,7 @@ class Decisions:
     def kill(self, pool: Pool, d: Kill, now: float) -> None:
         k, t = self.k, self.jobs
         j, st = self._job_in(pool, d.job)
-        if st == _RUNNING:
+        if st == RUNNING:
             self.life.stop_segment(j, now)
             self.life.free_nodes(j, pool)
             pool.running -= 1
@@ -211,7 +215,7 @@ class Decisions:
             # a running job cancelled is preempted: its attempt's time is lost work
             t.preemptions[j] += 1
             t.lose_attempt(j)
-        elif st in (_WAITING, _SUSPENDED):
+        elif st in (WAITING, SUSPENDED):
             pool.queued -= 1
         else:
             raise PolicyError(
@@ -220,7 +224,7 @@ class Decisions:
             )
         t.end_suspension(j, now)
         t.gen[j] += 1
-        t.state[j] = _DONE
+        t.state[j] = DONE
         t.finished_at[j] = now
         if t.started_at[j] != t.started_at[j]:
             t.started_at[j] = now
@@ -232,7 +236,7 @@ class Decisions:
     def wake_pool(self, pool: Pool, d: WakeAt, now: float) -> None:
         when = float(d.time)
         if when > now:
-            self.k.push(when, _WAKES, self.k.wake_order(), _WAKE_POOL, pool.index)
+            self.k.push(when, WAKES, self.k.wake_order(), WAKE_POOL, pool.index)
 
     # -- an actor -------------------------------------------------------------------------
     def _actor_name(self, a: int) -> str:
@@ -242,7 +246,7 @@ class Decisions:
         t = self.jobs
         if not 0 <= j < len(t.state):
             raise PolicyError(f"actor {self._actor_name(a)}: {what}: no job {j} (t={now})")
-        if t.state[j] != _RELEASED or t.holder[j] != a:
+        if t.state[j] != RELEASED or t.holder[j] != a:
             raise PolicyError(
                 f"actor {self._actor_name(a)}: {what} at t={now}: job {j} is "
                 f"{JobState(t.state[j]).name.lower()}, not released to this actor"
@@ -262,10 +266,10 @@ class Decisions:
             )
         t.owner[j] = a
         t.holder[j] = -1
-        t.state[j] = _TRANSIT
+        t.state[j] = TRANSIT
         delay = float(d.delay)
         if delay > 0:
-            k.push(now + delay, _DELIVERIES, j, _ARRIVE, d.pool)
+            k.push(now + delay, DELIVERIES, j, ARRIVE, d.pool)
         elif delay == 0:
             k.arrive(j, d.pool, now)
         else:
@@ -278,9 +282,7 @@ class Decisions:
         delay = float(d.delay)
         if not delay >= 0:
             raise PolicyError(f"actor {self._actor_name(a)}: Send with delay {delay} < 0")
-        k.push(
-            now + delay, _DELIVERIES, MESSAGE_ORDER + k.wake_order(), _MESSAGE, d.actor, d.message
-        )
+        k.push(now + delay, DELIVERIES, MESSAGE_ORDER + k.wake_order(), MESSAGE, d.actor, d.message)
 
     def spawn(self, a: int, d: Spawn, now: float) -> None:
         """A new open-ended job (a pilot) of actor a, dispatched to ``d.pool`` at once."""
@@ -300,7 +302,7 @@ class Decisions:
         j = t.append()
         k.spawned += 1
         t.procs[j] = d.procs
-        t.state[j] = _RELEASED
+        t.state[j] = RELEASED
         t.tag[j] = d.tag
         t.requested_time[j] = float(d.requested_time)
         t.requested_s[j] = float(d.requested_time)
@@ -317,7 +319,7 @@ class Decisions:
         k, t = self.k, self.jobs
         j, host = d.job, d.host
         self._held_by(a, j, f"RunIn(job {j}, host {host})", now)
-        if not (0 <= host < len(t.state)) or t.state[host] != _RUNNING or t.owner[host] != a:
+        if not (0 <= host < len(t.state)) or t.state[host] != RUNNING or t.owner[host] != a:
             raise PolicyError(
                 f"actor {self._actor_name(a)}: RunIn(job {j}, host {host}) at t={now}: the host "
                 "is not a running job of this actor"
@@ -349,7 +351,7 @@ class Decisions:
     def end(self, a: int, d: End, now: float) -> None:
         t = self.jobs
         j = d.job
-        if not (0 <= j < len(t.state)) or t.state[j] != _RUNNING or t.owner[j] != a:
+        if not (0 <= j < len(t.state)) or t.state[j] != RUNNING or t.owner[j] != a:
             raise PolicyError(
                 f"actor {self._actor_name(a)}: End(job {j}) at t={now}: not a running job "
                 "of this actor"
@@ -369,4 +371,4 @@ class Decisions:
     def wake_actor(self, a: int, d: WakeAt, now: float) -> None:
         when = float(d.time)
         if when > now:
-            self.k.push(when, _WAKES, self.k.wake_order(), _WAKE_ACTOR, a)
+            self.k.push(when, WAKES, self.k.wake_order(), WAKE_ACTOR, a)

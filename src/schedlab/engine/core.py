@@ -12,7 +12,7 @@ from heapq import heappush
 from typing import Any
 
 from schedlab.engine.actors import Actor, JobEvent, listened_events
-from schedlab.engine.events import EventKind, JobState, Rank
+from schedlab.engine.events import ADMIT, DELIVERIES, RELEASED, TRANSIT
 from schedlab.engine.jobs import JobSpecs, JobTable
 from schedlab.engine.pools import Pool
 from schedlab.engine.protocol import Policy
@@ -21,10 +21,6 @@ from schedlab.platform.pool import PoolSpec
 
 __all__ = ["MAX_ROUNDS", "KernelCore"]
 
-_TRANSIT = int(JobState.TRANSIT)
-_RELEASED = int(JobState.RELEASED)
-_ADMIT = int(EventKind.ADMIT)
-_DELIVERIES = int(Rank.DELIVERIES)
 MAX_ROUNDS = 1000
 
 
@@ -166,12 +162,12 @@ class KernelCore:
         actor = t.target_actor[j]
         if actor >= 0:
             self.unreleased[actor] -= 1
-            self.state[j] = _RELEASED
+            self.state[j] = RELEASED
             t.holder[j] = actor
             self.actors[actor].on_arrival(j)
             self._mark_actor(actor)
         else:
-            self.state[j] = _TRANSIT
+            self.state[j] = TRANSIT
             self.arrive(j, t.target_pool[j], now)
 
     def arrive(self, j: int, p: int, now: float) -> None:
@@ -180,7 +176,8 @@ class KernelCore:
         self.where[j] = p
         if pool.mu_rec > 0:
             pool.received += 1
-            self.push(now + pool.receive_delay(), _DELIVERIES, j, _ADMIT, p)
+            delay = pool.mu_rec if pool.rec is None else pool.rec.sample(pool.service_rng)
+            self.push(now + delay, DELIVERIES, j, ADMIT, p)
         else:
             pool.admit(j, self.jobs, now)
             self.mark_pool(p)

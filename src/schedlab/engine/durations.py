@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_fraction
 
 __all__ = ["RIGID", "Amdahl", "PowerLaw", "Rigid", "SpeedupModel", "duration"]
 
@@ -57,8 +58,7 @@ class Amdahl:
     name: ClassVar[str] = "amdahl"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.pi, int | float) and 0.0 <= float(self.pi) <= 1.0):
-            raise ConfigError("amdahl pi", self.pi, "a parallel fraction in [0, 1]")
+        check_fraction("amdahl pi", self.pi, "a parallel fraction in [0, 1]")
 
     def time_factor(self, procs: int) -> float:
         return (1.0 - self.pi) + self.pi / procs
@@ -72,8 +72,7 @@ class PowerLaw:
     name: ClassVar[str] = "power_law"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.alpha, int | float) and 0.0 <= float(self.alpha) <= 1.0):
-            raise ConfigError("power_law alpha", self.alpha, "an exponent in [0, 1]")
+        check_fraction("power_law alpha", self.alpha, "an exponent in [0, 1]")
 
     def time_factor(self, procs: int) -> float:
         return float(procs) ** -self.alpha

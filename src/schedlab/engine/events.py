@@ -36,7 +36,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import IntEnum
 
-__all__ = ["MESSAGE_ORDER", "RANK", "EventKind", "JobState", "Rank", "gc_paused"]
+__all__ = [
+    "ADMIT",
+    "ARRIVE",
+    "DELIVERIES",
+    "DONE",
+    "END",
+    "ENDS",
+    "MESSAGE",
+    "MESSAGE_ORDER",
+    "NODES",
+    "PENDING",
+    "RANK",
+    "RELEASE",
+    "RELEASED",
+    "RUNNING",
+    "SUSPENDED",
+    "TRANSIT",
+    "WAITING",
+    "WAKES",
+    "WAKE_ACTOR",
+    "WAKE_POOL",
+    "EventKind",
+    "JobState",
+    "Rank",
+    "gc_paused",
+]
 
 
 class Rank(IntEnum):
@@ -85,6 +110,13 @@ class JobState(IntEnum):
     DONE = 4
     RELEASED = 5  # (kernel) released to an actor, or handed back by Evict: not in a pool
     TRANSIT = 6  # (kernel) dispatched: travelling to a pool or within its receive delay
+
+
+# The values as plain ints, for the loops' hot paths (they compare and hash faster than
+# enum members, and are what the heap entries and the per-job state lists hold).
+END, NODES, RELEASE, ARRIVE, ADMIT, MESSAGE, WAKE_POOL, WAKE_ACTOR = map(int, EventKind)
+ENDS, DELIVERIES, WAKES = map(int, Rank)
+PENDING, WAITING, RUNNING, SUSPENDED, DONE, RELEASED, TRANSIT = map(int, JobState)
 
 
 @contextmanager

@@ -23,16 +23,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedlab.engine.decisions import Decision, Kill, Start, Suspend, WakeAt
-from schedlab.engine.events import JobState, gc_paused
+from schedlab.engine.events import DONE, PENDING, RUNNING, SUSPENDED, WAITING, JobState, gc_paused
 from schedlab.engine.protocol import ClusterView, Policy
 from schedlab.errors import PolicyError
 
 _INF = math.inf
-_WAITING = int(JobState.WAITING)
-_RUNNING = int(JobState.RUNNING)
-_SUSPENDED = int(JobState.SUSPENDED)
-_DONE = int(JobState.DONE)
-_PENDING = int(JobState.PENDING)
 
 
 def _as_list(values: Sequence[Any], kind: type) -> list[Any]:
@@ -108,7 +103,7 @@ class Simulator:
         self.observers = list(observers)
         self.progress = progress  # called as progress(jobs ended, jobs) every few thousand instants
         nan = math.nan
-        self.state = [_PENDING] * n
+        self.state = [PENDING] * n
         self.started_at = [nan] * n
         self.finished_at = [nan] * n
         self.killed = [False] * n
@@ -207,7 +202,7 @@ class Simulator:
                 if gen != generation[j]:
                     continue
                 free += used_procs[j]
-                state[j] = _DONE
+                state[j] = DONE
                 finished_at[j] = now
                 executed[j] += now - segment_start_at[j]
                 killed[j] = will_be_killed[j]
@@ -216,7 +211,7 @@ class Simulator:
                 on_finish(j)
             # 2. submissions, in job order
             while next_submit == now:
-                state[nexti] = _WAITING
+                state[nexti] = WAITING
                 on_submit(nexti)
                 nexti += 1
                 next_submit = submit_at[nexti] if nexti < n else _INF
@@ -227,12 +222,12 @@ class Simulator:
             decisions = schedule(now, view)
             for d in decisions:
                 # fast path: a waiting rigid job starts (nearly every decision of a run)
-                if type(d) is Start and d.procs is None and state[d.job] == _WAITING:
+                if type(d) is Start and d.procs is None and state[d.job] == WAITING:
                     j = d.job
                     p = procs[j]
                     if p <= free:
                         free -= p
-                        state[j] = _RUNNING
+                        state[j] = RUNNING
                         started_at[j] = now
                         segment_start_at[j] = now
                         used_procs[j] = p
@@ -258,7 +253,7 @@ class Simulator:
         self.free_procs, self.running, self.done = free, running, done
         self.submitted = nexti
         if done != n:
-            stuck = [j for j in range(n) if state[j] != _DONE]
+            stuck = [j for j in range(n) if state[j] != DONE]
             raise PolicyError(
                 f"policy {policy.name!r} left {len(stuck)} job(s) never finished "
                 f"(first: job index {stuck[0]}) when no event remained"
@@ -286,7 +281,7 @@ class Simulator:
         if isinstance(d, Start):
             j = d.job
             st = state[j]
-            if st != _WAITING and st != _SUSPENDED:
+            if st != WAITING and st != SUSPENDED:
                 raise PolicyError(
                     f"policy {policy_name!r}: Start(job {j}) at t={now}: job is "
                     f"{JobState(st).name.lower()}, only waiting or suspended jobs start"
@@ -301,7 +296,7 @@ class Simulator:
             self._start(now, j, p, st)
         elif isinstance(d, Suspend):
             j = d.job
-            if state[j] != _RUNNING:
+            if state[j] != RUNNING:
                 raise PolicyError(
                     f"policy {policy_name!r}: Suspend(job {j}) at t={now}: job is not running"
                 )
@@ -310,19 +305,19 @@ class Simulator:
         elif isinstance(d, Kill):
             j = d.job
             st = state[j]
-            if st == _RUNNING:
+            if st == RUNNING:
                 self.free_procs += self.used_procs[j]
                 self.executed_time[j] += now - self.segment_start_at[j]
                 self.running -= 1
                 self._stale += 1
-            elif st != _WAITING and st != _SUSPENDED:
+            elif st != WAITING and st != SUSPENDED:
                 raise PolicyError(
                     f"policy {policy_name!r}: Kill(job {j}) at t={now}: job already ended "
                     "or not submitted"
                 )
             self._close_suspension(now, j)
             self.generation[j] += 1
-            state[j] = _DONE
+            state[j] = DONE
             self.finished_at[j] = now
             if math.isnan(self.started_at[j]):
                 self.started_at[j] = now
@@ -336,11 +331,11 @@ class Simulator:
             raise PolicyError(f"policy {policy_name!r} returned {d!r}, not a decision")
 
     def _start(self, now: float, j: int, p: int, previous_state: int) -> None:
-        if previous_state == _WAITING:
+        if previous_state == WAITING:
             self.started_at[j] = now
         else:
             self._close_suspension(now, j)
-        self.state[j] = _RUNNING
+        self.state[j] = RUNNING
         self.used_procs[j] = p
         self.segment_start_at[j] = now
         self.running += 1
@@ -357,7 +352,7 @@ class Simulator:
 
     def _suspend(self, now: float, j: int, keep_progress: bool) -> None:
         self._stale += 1
-        self.state[j] = _SUSPENDED
+        self.state[j] = SUSPENDED
         self.generation[j] += 1
         self.running -= 1
         self.preemptions[j] += 1

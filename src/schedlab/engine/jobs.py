@@ -22,16 +22,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from schedlab.engine.durations import RIGID, SpeedupModel
-from schedlab.engine.events import JobState
+from schedlab.engine.events import DONE, PENDING, JobState
 from schedlab.errors import PolicyError
 
 __all__ = ["JobSpecs", "JobTable", "KernelRun"]
 
 _INF = math.inf
 _NAN = math.nan
-_PENDING = int(JobState.PENDING)
-_RUNNING = int(JobState.RUNNING)
-_DONE = int(JobState.DONE)
 
 
 @dataclass
@@ -153,7 +150,7 @@ class JobTable:
         ("requested_s", 0.0),  # an open-ended job's limit (s)
         ("tag", None),  # what its spawner attached (pilots)
         # where it is
-        ("state", _PENDING),  # `JobState`
+        ("state", PENDING),  # `JobState`
         ("where", -1),  # pool (-1: none, or in transit)
         ("local", -1),  # its number in that pool's view
         ("owner", -1),  # actor that dispatched or spawned it
@@ -294,7 +291,7 @@ class JobTable:
         total = len(self.state)
         if ended == total:
             return
-        stuck = [j for j in range(total) if self.state[j] != _DONE]
+        stuck = [j for j in range(total) if self.state[j] != DONE]
         j = stuck[0]
         where = self.where[j]
         place = f"in pool {pool_names[where]!r}" if where >= 0 else "in no pool"

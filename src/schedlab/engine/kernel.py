@@ -28,59 +28,44 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from heapq import heappop
-from typing import Any
 
-from schedlab.engine.actors import Actor, watched_pools
+from schedlab.engine.actors import watched_pools
 from schedlab.engine.apply import Decisions
-from schedlab.engine.core import MAX_ROUNDS, KernelCore
-from schedlab.engine.events import EventKind, JobState, Rank, gc_paused
+from schedlab.engine.core import KernelCore
+from schedlab.engine.events import (
+    ADMIT,
+    ARRIVE,
+    END,
+    ENDS,
+    RELEASE,
+    WAKE_POOL,
+    WAKES,
+    gc_paused,
+)
 from schedlab.engine.jobs import JobSpecs, KernelRun
 from schedlab.engine.lifecycle import Lifecycle
-from schedlab.engine.protocol import Policy
 from schedlab.errors import PolicyError
-from schedlab.platform.pool import PoolSpec
 
 __all__ = ["JobSpecs", "Kernel", "KernelRun"]
 
 _INF = math.inf
-_TRANSIT = int(JobState.TRANSIT)
-_RELEASED = int(JobState.RELEASED)
-_END, _RELEASE = int(EventKind.END), int(EventKind.RELEASE)
-_ARRIVE, _ADMIT = int(EventKind.ARRIVE), int(EventKind.ADMIT)
-_WAKE_POOL = int(EventKind.WAKE_POOL)
-_ENDS, _DELIVERIES, _WAKES = int(Rank.ENDS), int(Rank.DELIVERIES), int(Rank.WAKES)
 
 
 class Kernel(KernelCore):
     """Runs jobs through pools and actors (module docstring; the state: `KernelCore`);
     ``run()`` returns the outcome."""
 
-    def __init__(
-        self,
-        *,
-        jobs: JobSpecs,
-        pools: Sequence[tuple[PoolSpec, Policy]],
-        actors: Sequence[Actor] = (),
-        kill_on_overrun: bool = True,
-        observers: Iterable[Any] = (),
-        tracer: Any = None,
-        progress: Callable[[int, int], None] | None = None,
-        max_rounds: int = MAX_ROUNDS,
-    ) -> None:
-        super().__init__(
-            jobs=jobs,
-            pools=pools,
-            actors=actors,
-            kill_on_overrun=kill_on_overrun,
-            observers=observers,
-            tracer=tracer,
-            progress=progress,
-            max_rounds=max_rounds,
-        )
-        self.life = Lifecycle(self)
-        self.decisions = Decisions(self, self.life)
+    @cached_property
+    def life(self) -> Lifecycle:
+        """Run segments and ends of this run's jobs (`engine.lifecycle`)."""
+        return Lifecycle(self)
+
+    @cached_property
+    def decisions(self) -> Decisions:
+        """What applies the decisions of this run's policies and actors (`engine.apply`)."""
+        return Decisions(self, self.life)
 
     def run(self) -> KernelRun:
         """Simulate until nothing remains; the cyclic GC is paused meanwhile (as the
@@ -142,9 +127,9 @@ class Kernel(KernelCore):
                         "other without time passing)"
                     )
                 # 1. completions and node releases, in job order
-                while heap and heap[0][0] == now and heap[0][1] == _ENDS:
+                while heap and heap[0][0] == now and heap[0][1] == ENDS:
                     ev = heappop(heap)
-                    if ev[4] == _END:
+                    if ev[4] == END:
                         if ev[5] == gen[ev[2]]:
                             complete(ev[2], now)
                     else:
@@ -164,11 +149,11 @@ class Kernel(KernelCore):
                         break
                     heappop(heap)
                     kind = h[4]
-                    if kind == _RELEASE:
+                    if kind == RELEASE:
                         self._deliver_release(h[2], now)
-                    elif kind == _ARRIVE:
+                    elif kind == ARRIVE:
                         self.arrive(h[2], h[5], now)
-                    elif kind == _ADMIT:
+                    elif kind == ADMIT:
                         pool = self.pools[h[5]]
                         pool.received -= 1
                         pool.admit(h[2], self.jobs, now)
@@ -177,9 +162,9 @@ class Kernel(KernelCore):
                         self.actors[h[5]].on_message(h[6])
                         self._mark_actor(h[5])
                 # 3. wake-ups
-                while heap and heap[0][0] == now and heap[0][1] == _WAKES:
+                while heap and heap[0][0] == now and heap[0][1] == WAKES:
                     ev = heappop(heap)
-                    if ev[4] == _WAKE_POOL:
+                    if ev[4] == WAKE_POOL:
                         self.mark_pool(ev[5])
                     else:
                         self._mark_actor(ev[5])

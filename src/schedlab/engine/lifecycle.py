@@ -14,7 +14,15 @@ import math
 from typing import TYPE_CHECKING
 
 from schedlab.engine.actors import JobEvent
-from schedlab.engine.events import EventKind, JobState, Rank
+from schedlab.engine.events import (
+    DELIVERIES,
+    DONE,
+    END,
+    ENDS,
+    NODES,
+    RELEASE,
+    RUNNING,
+)
 
 if TYPE_CHECKING:
     from schedlab.engine.core import KernelCore
@@ -24,10 +32,6 @@ __all__ = ["Lifecycle"]
 
 _INF = math.inf
 _NAN = math.nan
-_RUNNING = int(JobState.RUNNING)
-_DONE = int(JobState.DONE)
-_END, _NODES, _RELEASE = int(EventKind.END), int(EventKind.NODES), int(EventKind.RELEASE)
-_ENDS, _DELIVERIES = int(Rank.ENDS), int(Rank.DELIVERIES)
 
 
 class Lifecycle:
@@ -47,7 +51,7 @@ class Lifecycle:
             if since == since:
                 t.suspended_time[j] += now - since
                 t.suspended_since[j] = _NAN
-        t.state[j] = _RUNNING
+        t.state[j] = RUNNING
         t.alloc_procs[j] = q
         t.node_power[j] = power
         t.seg_start[j] = now
@@ -57,7 +61,7 @@ class Lifecycle:
         if t.open_ended[j]:
             limit = t.requested_s[j] - t.pool_time[j]
             t.will_kill[j] = True
-            k.push(now + (limit if limit < cap else cap), _ENDS, j, _END, t.gen[j])
+            k.push(now + (limit if limit < cap else cap), ENDS, j, END, t.gen[j])
             return
         factor = t.model[j].time_factor(q) / power
         t.factor[j] = factor
@@ -77,7 +81,7 @@ class Lifecycle:
         if cap < stop:
             stop = cap
         t.will_kill[j] = stop < remaining
-        k.push(now + stop, _ENDS, j, _END, t.gen[j])
+        k.push(now + stop, ENDS, j, END, t.gen[j])
 
     def stop_segment(self, j: int, now: float) -> float:
         """Close job j's running segment: count its work and time; returns the seconds."""
@@ -112,7 +116,7 @@ class Lifecycle:
         """Job j reaches its end (or the limit that kills it)."""
         k, t = self.k, self.jobs
         self.stop_segment(j, now)
-        t.state[j] = _DONE
+        t.state[j] = DONE
         t.finished_at[j] = now
         t.killed[j] = t.will_kill[j]
         k.done += 1
@@ -128,7 +132,8 @@ class Lifecycle:
                 if pool.on_end is not None:
                     pool.on_end(t.local[j])
                 pool.held += t.alloc_procs[j]
-                k.push(now + pool.release_delay(), _ENDS, j, _NODES)
+                delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
+                k.push(now + delay, ENDS, j, NODES)
             else:
                 self.free_nodes(j, pool)
                 pool.policy.on_finish(t.local[j])
@@ -158,4 +163,4 @@ class Lifecycle:
         if kids:
             for c in kids:
                 think = t.think[c]
-                self.k.push(now + (think if think > 0 else 0.0), _DELIVERIES, c, _RELEASE)
+                self.k.push(now + (think if think > 0 else 0.0), DELIVERIES, c, RELEASE)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from schedlab.engine.events import JobState
+from schedlab.engine.events import SUSPENDED, WAITING
 from schedlab.engine.jobs import JobTable
 from schedlab.engine.protocol import ClusterView, Policy, policy_hooks
 from schedlab.platform.pool import PoolSpec
@@ -21,8 +21,6 @@ __all__ = ["Pool"]
 
 _INF = math.inf
 _NAN = math.nan
-_WAITING = int(JobState.WAITING)
-_SUSPENDED = int(JobState.SUSPENDED)
 
 
 class Pool:
@@ -73,7 +71,8 @@ class Pool:
         # constants stay plain floats (the common, fast case); distributions are drawn
         self.rec = None if isinstance(rec, Constant) else rec
         self.env = None if isinstance(env, Constant) else env
-        self.mu_rec = rec.upper if self.rec is None else 1.0  # (> 0: draw one)
+        # a constant delay, or 1.0 (> 0) when one is drawn per job from rec or env
+        self.mu_rec = rec.upper if self.rec is None else 1.0
         self.mu_env = env.upper if self.env is None else 1.0
         self.env_upper = env.upper  # what the policy plans with, beyond the requested time
         self.service_rng = np.random.default_rng([spec.seed, 7, index])
@@ -104,14 +103,6 @@ class Pool:
             parent=[],
         )
 
-    def receive_delay(self) -> float:
-        """Seconds between a job's arrival and its admission into the queue (mu_rec)."""
-        return self.mu_rec if self.rec is None else self.rec.sample(self.service_rng)
-
-    def release_delay(self) -> float:
-        """Seconds an ended job's nodes stay held before the end is noticed (mu_env)."""
-        return self.mu_env if self.env is None else self.env.sample(self.service_rng)
-
     def admit(self, j: int, jobs: JobTable, now: float) -> int:
         """Job j enters the queue now: a new local number, the view grows, the policy is told
         (``on_submit``); returns the number.
@@ -125,7 +116,7 @@ class Pool:
         self.gids.append(j)
         jobs.local[j] = local
         jobs.admitted_at[j] = now
-        jobs.state[j] = _WAITING if jobs.done_work[j] == 0.0 else _SUSPENDED
+        jobs.state[j] = WAITING if jobs.done_work[j] == 0.0 else SUSPENDED
         jobs.pool_time[j] = 0.0
         view.submit_at.append(now)  # type: ignore[attr-defined]
         model = jobs.model[j]

@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from schedlab.engine.actors import Actor, JobEvent, PlatformView
+from schedlab.engine.actors import Actor, BaseActor, JobEvent, PlatformView
 from schedlab.engine.decisions import ActorDecision, Dispatch
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
-from schedlab.grid.registry import register_meta_scheduler
+from schedlab.grid.registry import BaseMetaScheduler, register_meta_scheduler
 
 __all__ = [
     "CentralizedPush",
@@ -47,7 +47,7 @@ __all__ = [
 _EPOCH_EPS = 1e-9
 
 
-class _Dispatcher:
+class _Dispatcher(BaseActor):
     """The one actor of a push meta-scheduler: every arrival is dispatched at once.
 
     Subclasses choose the pool (`_choose`); this class keeps the arrivals, the eligible
@@ -79,12 +79,6 @@ class _Dispatcher:
 
     def on_arrival(self, job: int) -> None:
         self._arrived.append(job)
-
-    def on_message(self, message: object) -> None:
-        pass
-
-    def on_job_event(self, job: int, event: JobEvent) -> None:
-        pass
 
     def _pools_for(self, job: int) -> list[int]:
         """Pools with at least the job's processors (cached per size)."""
@@ -251,19 +245,22 @@ class NoParams:
     """No parameters."""
 
 
-class _PushBase:
-    """What the push meta-schedulers share: one actor, nothing counted."""
+class _PushBase(BaseMetaScheduler):
+    """What the push meta-schedulers share: one actor (``_actor_class``), nothing counted."""
 
-    name: ClassVar[str] = ""
+    Params: ClassVar[type] = NoParams
+    _actor_class: ClassVar[type[_Dispatcher]]
 
-    def __init__(self) -> None:
+    def __init__(self, params: Any = None) -> None:
+        self.params = params or self.Params()
         self.actor: _Dispatcher | None = None
 
-    def counters(self) -> dict[str, int]:
-        return {}
+    def _build(self, context: GridContext) -> _Dispatcher:
+        return self._actor_class(context)
 
-    def request_times(self) -> dict[str, list[float]]:
-        return {}
+    def actors(self, context: GridContext) -> list[Actor]:
+        self.actor = self._build(context)
+        return [self.actor]
 
 
 @register_meta_scheduler
@@ -273,14 +270,8 @@ class CentralizedPush(_PushBase):
     name: ClassVar[str] = "push"
     Params: ClassVar[type] = PushParams
 
-    def __init__(self, params: PushParams | None = None) -> None:
-        super().__init__()
-        self.params = params or PushParams()
-
-    def actors(self, context: GridContext) -> list[Actor]:
-        actor = _LeastDepth(context, float(self.params.refresh), self.params.tie)
-        self.actor = actor
-        return [actor]
+    def _build(self, context: GridContext) -> _Dispatcher:
+        return _LeastDepth(context, float(self.params.refresh), self.params.tie)
 
 
 @register_meta_scheduler
@@ -288,16 +279,7 @@ class PushRandom(_PushBase):
     """A uniformly drawn queue among those large enough (seeded by the context)."""
 
     name: ClassVar[str] = "push_random"
-    Params: ClassVar[type] = NoParams
-
-    def __init__(self, params: NoParams | None = None) -> None:
-        super().__init__()
-        self.params = params or NoParams()
-
-    def actors(self, context: GridContext) -> list[Actor]:
-        actor = _Random(context)
-        self.actor = actor
-        return [actor]
+    _actor_class = _Random
 
 
 @register_meta_scheduler
@@ -305,13 +287,4 @@ class PushRoundRobin(_PushBase):
     """The queues in turn (pool order), skipping those too small for the job."""
 
     name: ClassVar[str] = "push_round_robin"
-    Params: ClassVar[type] = NoParams
-
-    def __init__(self, params: NoParams | None = None) -> None:
-        super().__init__()
-        self.params = params or NoParams()
-
-    def actors(self, context: GridContext) -> list[Actor]:
-        actor = _RoundRobin(context)
-        self.actor = actor
-        return [actor]
+    _actor_class = _RoundRobin
