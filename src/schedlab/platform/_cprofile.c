@@ -1094,15 +1094,17 @@ Profile_repr(ProfileObject *self)
     return out;
 }
 
+/* A new list of the profile's n step times (floats) or free counts (ints): the getters. */
 static PyObject *
-Profile_get_times(ProfileObject *self, void *closure)
+steps_list(ProfileObject *self, int free_counts)
 {
     PyObject *out = PyList_New(self->n);
     if (out == NULL) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < self->n; i++) {
-        PyObject *x = PyFloat_FromDouble(self->times[i]);
+        PyObject *x = free_counts ? PyLong_FromLongLong(self->free[i])
+                                  : PyFloat_FromDouble(self->times[i]);
         if (x == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -1113,21 +1115,15 @@ Profile_get_times(ProfileObject *self, void *closure)
 }
 
 static PyObject *
+Profile_get_times(ProfileObject *self, void *closure)
+{
+    return steps_list(self, 0);
+}
+
+static PyObject *
 Profile_get_free(ProfileObject *self, void *closure)
 {
-    PyObject *out = PyList_New(self->n);
-    if (out == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < self->n; i++) {
-        PyObject *x = PyLong_FromLongLong(self->free[i]);
-        if (x == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, x);
-    }
-    return out;
+    return steps_list(self, 1);
 }
 
 static PyObject *
@@ -1148,12 +1144,19 @@ Profile_segments(ProfileObject *self, PyObject *Py_UNUSED(ignored))
     return out;
 }
 
+/* The one float argument of a method (its keyword is ``name``); 0 with the error set. */
+static int
+one_time(PyObject *args, PyObject *kwds, const char *format, const char *name, double *t)
+{
+    char *kwlist[] = {(char *)name, NULL};
+    return PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, t);
+}
+
 static PyObject *
 Profile_advance(ProfileObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"now", NULL};
     double now;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:advance", kwlist, &now)) {
+    if (!one_time(args, kwds, "d:advance", "now", &now)) {
         return NULL;
     }
     p_advance(self, now);
@@ -1163,20 +1166,16 @@ Profile_advance(ProfileObject *self, PyObject *args, PyObject *kwds)
 static PyObject *
 Profile_free_at(ProfileObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"t", NULL};
     double t;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:free_at", kwlist, &t)) {
-        return NULL;
-    }
-    return PyLong_FromLongLong(p_free_at(self, t));
+    return one_time(args, kwds, "d:free_at", "t", &t) ? PyLong_FromLongLong(p_free_at(self, t))
+                                                      : NULL;
 }
 
 static PyObject *
 Profile_max_free_before(ProfileObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"t", NULL};
     double t;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "d:max_free_before", kwlist, &t)) {
+    if (!one_time(args, kwds, "d:max_free_before", "t", &t)) {
         return NULL;
     }
     return PyLong_FromLongLong(p_max_free_before(self, t));
