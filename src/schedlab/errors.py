@@ -7,6 +7,7 @@ stderr and exit code 2 (DESIGN.md section 5).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 def printable(text: str) -> str:
@@ -18,11 +19,29 @@ def printable(text: str) -> str:
 
 
 class SchedlabError(Exception):
-    """Base of every error schedlab raises on purpose."""
+    """Base of every error schedlab raises on purpose.
+
+    Its subclasses take their own arguments; ``__reduce__`` rebuilds them from those, so an
+    error raised in a worker process (a sweep, a validation) crosses back whole instead of
+    breaking the pool that unpickles it.
+    """
+
+    _fields: tuple[str, ...] = ()
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        if not self._fields:
+            return super().__reduce__()
+        return (_rebuild, (type(self), {f: getattr(self, f) for f in self._fields}))
+
+
+def _rebuild(cls: type[SchedlabError], fields: dict[str, object]) -> SchedlabError:
+    return cls(**fields)
 
 
 class WorkloadError(SchedlabError):
     """A workload file or model spec is unusable: names the file, line, field and value."""
+
+    _fields = ("path", "message", "line", "field", "value")
 
     def __init__(
         self,
@@ -34,6 +53,7 @@ class WorkloadError(SchedlabError):
         value: str | None = None,
     ) -> None:
         self.path = path
+        self.message = message
         self.line = line
         self.field = field
         self.value = value
@@ -48,6 +68,8 @@ class WorkloadError(SchedlabError):
 
 class ConfigError(SchedlabError):
     """An option has a value outside what is allowed: names the option, value and choices."""
+
+    _fields = ("option", "value", "allowed")
 
     def __init__(self, option: str, value: object, allowed: str | Iterable[str]) -> None:
         self.option = option
@@ -68,9 +90,12 @@ class OutputError(SchedlabError):
     ``--force``, into a missing folder.
     """
 
+    _fields = ("option", "path", "message")
+
     def __init__(self, option: str, path: str, message: str) -> None:
         self.option = option
         self.path = path
+        self.message = message
         super().__init__(f"{option} {path}: {message}")
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import types
 import typing
 import warnings
@@ -30,6 +29,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from schedlab.errors import ConfigError, PluginWarning
+from schedlab.validators import is_int, is_number
 
 __all__ = ["Registry", "check_param", "make_params", "param_types"]
 
@@ -125,14 +125,6 @@ def param_types(cls: Any) -> dict[str, Any]:
     return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(params_cls) if f.init}
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
-
-
 def check_param(where: str, value: Any, tp: Any) -> Any:
     """``value`` if it suits the annotation ``tp``, else ConfigError naming ``where``.
 
@@ -156,11 +148,11 @@ def check_param(where: str, value: Any, tp: Any) -> Any:
             raise ConfigError(where, value, "true or false")
         return bool(value)
     if tp is int:
-        if not _is_int(value):
+        if not is_int(value):
             raise ConfigError(where, value, "an integer")
         return int(value)
     if tp is float:
-        if not _is_number(value) or not math.isfinite(float(value)):
+        if not is_number(value) or not math.isfinite(float(value)):
             raise ConfigError(where, value, "a number")
         return float(value)
     if tp is str and not isinstance(value, str):

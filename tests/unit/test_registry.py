@@ -311,6 +311,88 @@ def test_cli_lists_the_rest_and_warns_about_an_installed_broken_plugin(
     assert "ModuleNotFoundError" in done.stderr
 
 
+def _schedlab(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m schedlab ARGS`` with the distributions installed in ``site``."""
+    path = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), COLUMNS="200")
+    return subprocess.run(
+        [sys.executable, "-m", "schedlab", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_cli_shows_a_broken_plugin_as_one_warning_line(tmp_path: Path, quiet: list[str]) -> None:
+    """Like an error: one ``schedlab: warning:`` line, not Python's ``file:line`` display
+    with the source line under it; --quiet silences notes, not this warning."""
+    _broken_distribution(tmp_path)
+    done = _schedlab(tmp_path, "policies", *quiet)
+    assert done.returncode == 0, done.stderr
+    assert "conservative" in done.stdout
+    assert done.stderr.splitlines() == [
+        "schedlab: warning: skipping policy plug-in 'broken' = 'broken_plugin_absent:Policy' "
+        "of entry-point group 'schedlab.policies': loading it failed: ModuleNotFoundError: "
+        "No module named 'broken_plugin_absent' (PluginWarning)"
+    ]
+
+
+def _docless_distribution(site: Path) -> None:
+    """An installed distribution whose policy and meta-scheduler have no docstring."""
+    (site / "docless_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from dataclasses import dataclass
+            from typing import ClassVar
+
+            from schedlab.schedulers.fcfs import Fcfs
+
+
+            @dataclass(frozen=True)
+            class NoParams:
+                pass
+
+
+            class Policy(Fcfs):
+                name: ClassVar[str] = "docless"
+                Params: ClassVar[type] = NoParams
+
+
+            class Meta:
+                name: ClassVar[str] = "docless-meta"
+                Params: ClassVar[type] = NoParams
+
+                def __init__(self, params):
+                    self.params = params
+            """
+        )
+    )
+    info = site / "docless_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: docless-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[schedlab.policies]\ndocless = docless_plugin:Policy\n\n"
+        "[schedlab.meta_schedulers]\ndocless-meta = docless_plugin:Meta\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "name"), [(["policies"], "docless"), (["grid", "meta"], "docless-meta")]
+)
+def test_cli_lists_a_plugin_without_a_docstring(
+    tmp_path: Path, command: list[str], name: str
+) -> None:
+    """A class without a docstring is listed with "-" as its description (no IndexError)."""
+    _docless_distribution(tmp_path)
+    done = _schedlab(tmp_path, *command)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    rows = [line.split("│")[1:4] for line in done.stdout.splitlines() if "│" in line]
+    assert [name, "-", "-"] in [[cell.strip() for cell in row] for row in rows]
+
+
 # -- layers ------------------------------------------------------------------------------------
 
 
@@ -328,9 +410,9 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_generic_registry_imports_only_the_bottom_layer() -> None:
     schedlab_imports = {m for m in _imports(SRC / "registry.py") if m.startswith("schedlab")}
-    assert schedlab_imports <= {"schedlab.errors"} | {
+    assert schedlab_imports <= {"schedlab.errors", "schedlab.validators"} | {
         f"schedlab.errors.{n}" for n in ("ConfigError", "PluginWarning")
-    }
+    } | {f"schedlab.validators.{n}" for n in ("is_int", "is_number")}
 
 
 def test_the_meta_scheduler_registry_imports_no_meta_scheduler() -> None:
@@ -357,3 +439,20 @@ def test_meta_schedulers_are_all_listed_in_a_fresh_interpreter() -> None:
             "tdcs",
         ]
     )
+
+
+def test_errors_cross_process_boundaries_whole() -> None:
+    """A SchedlabError raised in a worker process is pickled back to the parent: its class,
+    fields and message survive (a ConfigError once broke the pool that unpickled it)."""
+    import pickle
+
+    from schedlab.errors import ConfigError, OutputError, WorkloadError
+
+    for error in (
+        ConfigError("--jobs", -5, "an integer >= 1"),
+        WorkloadError("t.swf", "not a number", line=3, field="run time", value="x"),
+        OutputError("--jobs-out", "a.csv", "is an input"),
+    ):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error)
+        assert str(back) == str(error) and vars(back) == vars(error)

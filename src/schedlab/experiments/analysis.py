@@ -60,6 +60,7 @@ import numpy as np
 from schedlab.errors import ConfigError
 from schedlab.metrics.summary import SUMMARY_KEYS, all_summary_keys, summarize
 from schedlab.outputs import write_atomic
+from schedlab.validators import check_int
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,11 +172,7 @@ def _check_confidence(confidence: float) -> float:
 
 
 def _check_batch_size(batch_size: int) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
-        raise ConfigError("batch size", batch_size, "an integer >= 1 (jobs per batch)")
-    if batch_size < 1:
-        raise ConfigError("batch size", batch_size, "an integer >= 1 (jobs per batch)")
-    return int(batch_size)
+    return check_int("batch size", batch_size, low=1, allowed="an integer >= 1 (jobs per batch)")
 
 
 def _t_interval(values: np.ndarray, confidence: float) -> Estimate:

@@ -40,9 +40,9 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
     is caught and returned in the outcome."""
     run_id = "?"
     try:
-        from schedlab.version import __version__
         from schedlab.experiments.scenarios import scenario_of
         from schedlab.scenario import run as run_scenario
+        from schedlab.version import __version__
 
         run = RunConfig.from_dict(config)
         run_id = run.run_id

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_int, check_seed
 
 __all__ = [
     "DEFAULT_LOADS",
@@ -195,8 +196,10 @@ def validate_mmc(
     """
     from schedlab.metrics.queueing import mmc_mean_response_time
 
-    if replications < 2:
-        raise ConfigError("replications", replications, "an integer >= 2")
+    check_int("replications", replications, low=2)
+    if jobs:  # (0 or None: by load)
+        check_int("jobs", jobs, low=1)
+    check_seed("seed", seed)
     if via not in VIA:
         raise ConfigError("--via", via, VIA)
     if not 0 <= warmup < 1:

@@ -51,6 +51,7 @@ from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import register_meta_scheduler
 from schedlab.platform.network import Network
+from schedlab.validators import check_int, check_number, check_seconds
 
 __all__ = [
     "CANDIDATE_RULES",
@@ -394,13 +395,6 @@ class _RandomActor(_Immediate):
 # -- the registered meta-schedulers -----------------------------------------------------------
 
 
-def _check_factor(name: str, factor: float) -> None:
-    if not (isinstance(factor, int | float) and not isinstance(factor, bool)) or not (
-        0 <= factor < math.inf
-    ):
-        raise ConfigError(f"{name} parameter checkpoint_factor", factor, "a number >= 0")
-
-
 @dataclass(frozen=True)
 class TdcsParams:
     """``candidate_rule``: "queue" (default), "queue_and_running" or "fits_by_preemption";
@@ -416,9 +410,9 @@ class TdcsParams:
         if self.candidate_rule not in CANDIDATE_RULES:
             raise ConfigError("tdcs parameter candidate_rule", self.candidate_rule, CANDIDATE_RULES)
         h = self.horizon
-        if h is not None and (isinstance(h, bool) or not isinstance(h, int) or h < 0):
-            raise ConfigError("tdcs parameter horizon", h, "an integer >= 1, or 0/None: unlimited")
-        _check_factor("tdcs", self.checkpoint_factor)
+        if h is not None:
+            check_int("tdcs parameter horizon", h, allowed="an integer >= 1, or 0/None: unlimited")
+        check_number("tdcs parameter checkpoint_factor", self.checkpoint_factor, low=0)
 
 
 @dataclass(frozen=True)
@@ -429,7 +423,7 @@ class BaselineParams:
     checkpoint_factor: float = 1.0
 
     def __post_init__(self) -> None:
-        _check_factor("dispatcher", self.checkpoint_factor)
+        check_number("dispatcher parameter checkpoint_factor", self.checkpoint_factor, low=0)
 
 
 class _Base:
@@ -532,9 +526,8 @@ def local_manager(
     ``preemption`` mode and, under checkpoints, the ``overhead`` of a restart (s)."""
     if preemption not in PREEMPTION:
         raise ConfigError("--preemption", preemption, PREEMPTION)
-    if not (isinstance(overhead, int | float) and 0 <= overhead < float("inf")):
-        raise ConfigError("--checkpoint-overhead", overhead, "seconds >= 0")
+    seconds = check_seconds("--checkpoint-overhead", overhead, allowed="seconds >= 0")
     params: dict[str, Any] = {"priority": "attribute", "preemption": preemption}
     if preemption == "checkpoint":
-        params["checkpoint_overhead"] = float(overhead)
+        params["checkpoint_overhead"] = seconds
     return "pps", params

@@ -45,6 +45,15 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "killed",
     "wall_time",
 )
+# What a comparison of policies shows first (`schedlab demo`, the report's tables)
+HEADLINE_KEYS: tuple[str, ...] = (
+    "mean_wait_time",
+    "max_wait_time",
+    "mean_response_time",
+    "mean_bounded_slowdown",
+    "utilization",
+    "unfairness",
+)
 # (key prefix, quantile) of the percentile keys: a mean hides the tail users feel
 PERCENTILES: tuple[tuple[str, float], ...] = (("median", 0.5), ("p90", 0.9), ("p99", 0.99))
 
@@ -228,24 +237,23 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     }
 
 
+# The metrics of each stream of a grid run (meta-jobs, local jobs; also per site or org)
+GRID_STREAM_KEYS: tuple[str, ...] = (
+    "jobs",
+    "makespan",
+    "mean_wait_time",
+    "mean_local_wait_time",
+    "mean_execution_time",
+    "mean_response_time",
+)
+
 # Extra summary keys of grid runs (Caron et al. (LIP RR-2005-13),
 # `grid.run.GridResult.summary`): the metrics of the meta-jobs (global_) and of the local jobs
 # (local_), then the meta-scheduler's counters
 GRID_KEYS: tuple[str, ...] = (
     "mean_local_wait_time",
     "mean_execution_time",
-    *(
-        f"{prefix}_{name}"
-        for prefix in ("global", "local")
-        for name in (
-            "jobs",
-            "makespan",
-            "mean_wait_time",
-            "mean_local_wait_time",
-            "mean_execution_time",
-            "mean_response_time",
-        )
-    ),
+    *(f"{prefix}_{name}" for prefix in ("global", "local") for name in GRID_STREAM_KEYS),
     "matcher_requests",
     "matcher_requests_agent",
     "matcher_requests_first_pull",

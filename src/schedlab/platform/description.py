@@ -31,6 +31,7 @@ from schedlab.errors import ConfigError
 from schedlab.platform.nodes import ReferencePool, merge_groups
 from schedlab.platform.pool import PoolSpec
 from schedlab.platform.service import Constant, ServiceTime
+from schedlab.validators import MAX_SEED, check_seed
 
 __all__ = [
     "CONTROL_MESSAGE_BYTES",
@@ -45,7 +46,6 @@ __all__ = [
 CONTROL_MESSAGE_BYTES = 30e3  # Caron et al. (LIP RR-2005-13), section 7: "30 ko"
 MBIT = 1e6 / 8  # bytes per second in one Mbit/s
 MAX_NODES = 2**31 - 1  # as a pool's processors (platform.pool)
-MAX_SEED = 2**63 - 1
 DEFAULT_STREAM = "grid"  # the generator of Caron et al. (LIP RR-2005-13)
 
 
@@ -202,11 +202,7 @@ class Platform:
         if not (math.isfinite(size) and size >= 0):
             raise ConfigError("platform control_message", self.control_message, "bytes >= 0")
         object.__setattr__(self, "control_message", size)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer):
-            raise ConfigError("platform seed", self.seed, f"an integer in 0..{MAX_SEED}")
-        if not 0 <= int(self.seed) <= MAX_SEED:
-            raise ConfigError("platform seed", self.seed, f"an integer in 0..{MAX_SEED}")
-        object.__setattr__(self, "seed", int(self.seed))
+        object.__setattr__(self, "seed", check_seed("platform seed", self.seed, high=MAX_SEED))
 
     def queues(self) -> list[Queue]:
         """Every queue, site order then queue order: index = the kernel's pool index."""

@@ -83,7 +83,6 @@ from schedlab.errors import ConfigError
 from schedlab.platform.description import (
     DEFAULT_STREAM,
     MAX_NODES,
-    MAX_SEED,
     MBIT,
     NO_NETWORK,
     Link,
@@ -101,6 +100,7 @@ from schedlab.platform.service import (
     Uniform,
 )
 from schedlab.tomlfile import read_toml
+from schedlab.validators import MAX_SEED, check_int, check_number, check_seed
 
 __all__ = ["parse_platform", "read_platform"]
 
@@ -113,6 +113,7 @@ TOP_LEVEL_KEYS = (
     "stream",
     "sites",
 )
+_NODES = f"an integer in 1..{MAX_NODES}"  # nodes of a site or of a group of nodes
 LINK_KEYS = ("bandwidth_mbit", "latency_s")
 SITE_KEYS = ("name", "nodes", "groups", "sample", "lan", "queues")
 QUEUE_KEYS = (
@@ -156,9 +157,8 @@ def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -
     if description is not None and not isinstance(description, str):
         raise ConfigError("description", description, "a string")
     seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError("seed", seed, f"an integer in 0..{MAX_SEED}")
-    size_kb = _number("control_message_kb", data.get("control_message_kb", 30), finite=True)
+    check_seed("seed", seed, high=MAX_SEED)
+    size_kb = check_number("control_message_kb", data.get("control_message_kb", 30), low=0)
     wan = _parse_link("wan", data.get("wan"))
     stream, settings = _parse_stream(data.get("stream", {"generator": DEFAULT_STREAM}))
     pool = DEFAULT_REFERENCE_POOL
@@ -239,40 +239,20 @@ def _check_keys(where: str, table: Mapping[str, Any], allowed: Sequence[str]) ->
             raise ConfigError(path, table[key], f"one of the keys {', '.join(allowed)}")
 
 
-def _number(
-    where: str,
-    value: object,
-    *,
-    low: float = 0.0,
-    strict: bool = False,
-    finite: bool = False,
-) -> float:
-    """A TOML number >= low (> low when ``strict``; inf refused when ``finite``)."""
-    bound = f"> {low:g}" if strict else f">= {low:g}"
-    allowed = f"a number {bound}" + ("" if finite else " (inf allowed)")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(where, value, allowed)
-    x = float(value)
-    if math.isnan(x) or (finite and math.isinf(x)) or x < low or (strict and x == low):
-        raise ConfigError(where, value, allowed)
-    return x
-
-
-def _count(where: str, value: object, low: int = 1) -> int:
-    allowed = f"an integer in {low}..{MAX_NODES}"
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_NODES:
-        raise ConfigError(where, value, allowed)
-    return value
-
-
 def _parse_link(where: str, raw: object) -> Link:
     if raw is None:
         return NO_NETWORK
     if not isinstance(raw, dict):
         raise ConfigError(where, raw, f"a table with {', '.join(LINK_KEYS)}")
     _check_keys(where, raw, LINK_KEYS)
-    bandwidth = _number(f"{where}.bandwidth_mbit", raw.get("bandwidth_mbit", math.inf), strict=True)
-    latency = _number(f"{where}.latency_s", raw.get("latency_s", 0.0), finite=True)
+    bandwidth = check_number(
+        f"{where}.bandwidth_mbit",
+        raw.get("bandwidth_mbit", math.inf),
+        low=0,
+        open_low=True,
+        inf=True,
+    )
+    latency = check_number(f"{where}.latency_s", raw.get("latency_s", 0.0), low=0)
     return Link(bandwidth * MBIT, latency)
 
 
@@ -293,8 +273,8 @@ def _parse_pool(raw: object) -> ReferencePool:
         for key in ("power", "weight"):
             if key not in entry:
                 raise ConfigError(f"{at}.{key}", None, "a number > 0")
-        power = _number(f"{at}.power", entry["power"], strict=True, finite=True)
-        weight = _number(f"{at}.weight", entry["weight"], strict=True, finite=True)
+        power = check_number(f"{at}.power", entry["power"], low=0, open_low=True)
+        weight = check_number(f"{at}.weight", entry["weight"], low=0, open_low=True)
         if any(p == power for p, _ in out):
             raise ConfigError(f"{at}.power", entry["power"], "a power not listed before")
         out.append((power, weight))
@@ -310,8 +290,10 @@ def _parse_groups(where: str, raw: object) -> tuple[tuple[float, int], ...]:
         at = f"{where}[{j}]"
         if not isinstance(pair, list) or len(pair) != 2:
             raise ConfigError(at, pair, "[power (NCU/s), count]")
-        power = _number(f"{at}[0]", pair[0], strict=True, finite=True)
-        groups.append((power, _count(f"{at}[1]", pair[1])))
+        power = check_number(f"{at}[0]", pair[0], low=0, open_low=True)
+        groups.append(
+            (power, check_int(f"{at}[1]", pair[1], low=1, high=MAX_NODES, allowed=_NODES))
+        )
     merged = merge_groups(groups)
     if sum(c for _, c in merged) > MAX_NODES:
         raise ConfigError(where, raw, f"at most {MAX_NODES} nodes")
@@ -329,7 +311,7 @@ def _parse_site_nodes(
         raise ConfigError(f"{where}.sample", sample, "true or false")
     nodes = raw.get("nodes")
     if nodes is not None:
-        nodes = _count(f"{where}.nodes", nodes)
+        nodes = check_int(f"{where}.nodes", nodes, low=1, high=MAX_NODES, allowed=_NODES)
     if sample and "groups" in raw:
         raise ConfigError(f"{where}.groups", raw["groups"], "no groups with sample = true")
     if sample:
@@ -384,7 +366,7 @@ def _parse_queues(
         seen[name] = j
         nodes = entry.get("nodes")
         if nodes is not None:
-            nodes = _count(f"{at}.nodes", nodes)
+            nodes = check_int(f"{at}.nodes", nodes, low=1, high=MAX_NODES, allowed=_NODES)
         if kind == "queues":
             if "groups" not in entry:
                 raise ConfigError(
@@ -455,7 +437,9 @@ def _parse_queue(
     groups: tuple[tuple[float, int], ...],
     base: Path,
 ) -> Queue:
-    t_max = _number(f"{at}.t_max", entry.get("t_max", math.inf), strict=True)
+    t_max = check_number(
+        f"{at}.t_max", entry.get("t_max", math.inf), low=0, open_low=True, inf=True
+    )
     policy = entry.get("policy", "fcfs")
     params = _parse_params(at, policy, entry.get("params", {}))
     mu_rec = _parse_service(f"{at}.mu_rec", entry.get("mu_rec", 0.0), base, bounded=False)
@@ -494,16 +478,16 @@ def _parse_params(at: str, policy: object, raw: object) -> dict[str, Any]:
 def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> ServiceTime:
     """Seconds, or a table {dist = ...} (module docstring); mu_env must be bounded."""
     if not isinstance(raw, dict):
-        return Constant(_number(where, raw, finite=True))
+        return Constant(check_number(where, raw, low=0))
     dist = raw.get("dist")
     if dist not in SERVICE_KEYS:
         raise ConfigError(f"{where}.dist", dist, list(SERVICE_KEYS))
     _check_keys(where, raw, SERVICE_KEYS[dist])
     if dist == "constant":
-        return Constant(_number(f"{where}.value", raw.get("value"), finite=True))
+        return Constant(check_number(f"{where}.value", raw.get("value"), low=0))
     if dist == "uniform":
-        low = _number(f"{where}.low", raw.get("low"), finite=True)
-        high = _number(f"{where}.high", raw.get("high"), finite=True)
+        low = check_number(f"{where}.low", raw.get("low"), low=0)
+        high = check_number(f"{where}.high", raw.get("high"), low=0)
         if high < low:
             raise ConfigError(f"{where}.high", raw.get("high"), f"a number >= low ({low:g})")
         return Uniform(low, high)
@@ -515,7 +499,7 @@ def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> Ser
                 "a bounded service time (constant, uniform, empirical): policies plan with "
                 "mu_env's largest value",
             )
-        return Exponential(_number(f"{where}.mean", raw.get("mean"), finite=True))
+        return Exponential(check_number(f"{where}.mean", raw.get("mean"), low=0))
     if ("values" in raw) == ("file" in raw):
         raise ConfigError(where, raw, "exactly one of values = [seconds, ...] or file = path")
     if "values" in raw:
@@ -523,7 +507,7 @@ def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> Ser
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{where}.values", values, "a non-empty array of seconds")
         return Empirical(
-            tuple(_number(f"{where}.values[{k}]", v, finite=True) for k, v in enumerate(values))
+            tuple(check_number(f"{where}.values[{k}]", v, low=0) for k, v in enumerate(values))
         )
     name = raw["file"]
     if not isinstance(name, str) or not name:

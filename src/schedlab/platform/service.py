@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_seconds
 
 __all__ = [
     "Constant",
@@ -44,15 +45,6 @@ class ServiceTime(Protocol):
     def sample(self, rng: np.random.Generator) -> float: ...
 
 
-def _seconds(option: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(option, value, "a number of seconds >= 0")
-    x = float(value)
-    if not (math.isfinite(x) and x >= 0):
-        raise ConfigError(option, value, "a number of seconds >= 0")
-    return x
-
-
 @dataclass(frozen=True)
 class Constant:
     """Always ``value`` seconds."""
@@ -60,7 +52,7 @@ class Constant:
     value: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _seconds("service time", self.value))
+        object.__setattr__(self, "value", check_seconds("service time", self.value))
 
     @property
     def upper(self) -> float:
@@ -82,8 +74,8 @@ class Uniform:
     high: float
 
     def __post_init__(self) -> None:
-        low = _seconds("service time low", self.low)
-        high = _seconds("service time high", self.high)
+        low = check_seconds("service time low", self.low)
+        high = check_seconds("service time high", self.high)
         if high < low:
             raise ConfigError("service time high", self.high, f"a number >= low ({low:g})")
         object.__setattr__(self, "low", low)
@@ -108,7 +100,7 @@ class Exponential:
     mean_time: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean_time", _seconds("service time mean", self.mean_time))
+        object.__setattr__(self, "mean_time", check_seconds("service time mean", self.mean_time))
 
     @property
     def upper(self) -> float:
@@ -129,7 +121,7 @@ class Empirical:
     values: tuple[float, ...]
 
     def __post_init__(self) -> None:
-        values = tuple(_seconds("service time value", v) for v in self.values)
+        values = tuple(check_seconds("service time value", v) for v in self.values)
         if not values:
             raise ConfigError("service time values", self.values, "at least one value")
         object.__setattr__(self, "values", values)

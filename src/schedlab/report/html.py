@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import schedlab.report.figures as figures
 from schedlab.errors import ConfigError
+from schedlab.metrics.summary import HEADLINE_KEYS
 from schedlab.outputs import write_atomic
 
 if TYPE_CHECKING:
@@ -43,12 +44,7 @@ FIGURE_METRICS: tuple[str, ...] = (
     "normalized_cmax",
 )
 TABLE_METRICS: tuple[str, ...] = (
-    "mean_wait_time",
-    "max_wait_time",
-    "mean_response_time",
-    "mean_bounded_slowdown",
-    "utilization",
-    "unfairness",
+    *HEADLINE_KEYS,
     "makespan",
     "killed",
     "normalized_cmax",

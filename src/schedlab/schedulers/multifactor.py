@@ -37,9 +37,9 @@ from typing import ClassVar
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.errors import ConfigError
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
+from schedlab.validators import check_number, check_seconds
 
 _DAY = 86400.0
 
@@ -70,12 +70,11 @@ class MultifactorParams:
     def __post_init__(self) -> None:
         for name in ("weight_age", "weight_fairshare", "weight_job_size", "decay_half_life"):
             value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise ConfigError(f"multifactor {name}", value, "a finite number >= 0")
+            check_number(f"multifactor {name}", value, low=0, allowed="a finite number >= 0")
         for name in ("max_age", "calc_period"):
             value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise ConfigError(f"multifactor {name}", value, "a finite number > 0 (seconds)")
+            allowed = "a finite number > 0 (seconds)"
+            check_seconds(f"multifactor {name}", value, positive=True, allowed=allowed)
 
 
 @register_policy

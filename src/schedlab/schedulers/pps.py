@@ -72,6 +72,7 @@ from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
 from schedlab.schedulers.registry import register_policy
 from schedlab.schedulers.victims import choose_victims
+from schedlab.validators import check_seconds
 
 PREEMPTION_MODES = ("suspend", "requeue", "cancel", "checkpoint", "none")
 PRIORITY_RULES = ("submit", "attribute")
@@ -100,9 +101,7 @@ class PpsParams:
             raise ConfigError("pps preemption", self.preemption, PREEMPTION_MODES)
         if self.priority not in PRIORITY_RULES:
             raise ConfigError("pps priority", self.priority, PRIORITY_RULES)
-        c = self.checkpoint_overhead
-        if not (isinstance(c, int | float) and 0 <= c < float("inf")):
-            raise ConfigError("pps checkpoint_overhead", c, "seconds >= 0")
+        check_seconds("pps checkpoint_overhead", self.checkpoint_overhead, allowed="seconds >= 0")
 
     @property
     def general(self) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
+from schedlab.validators import check_fraction, check_int, check_seconds
 from schedlab.workload.job import MAX_TIME, Workload
 
 __all__ = ["DEADLINE_RULES", "mark_non_priority", "deadlines_from_table", "deadline_slack"]
@@ -50,9 +51,8 @@ def deadline_slack(run_time: np.ndarray, rule: str | float) -> np.ndarray:
         if rule not in DEADLINE_RULES:
             raise ConfigError("deadline", rule, allowed)
         return np.maximum(DEADLINE_RULES[rule], 2.0 * np.asarray(run_time, dtype=np.float64))
-    if isinstance(rule, bool) or not isinstance(rule, (int, float)) or not 0 < rule <= MAX_TIME:
-        raise ConfigError("deadline", rule, allowed)  # (NaN fails the comparison too)
-    return np.full(len(run_time), float(rule))
+    seconds = check_seconds("deadline", rule, positive=True, high=MAX_TIME, allowed=allowed)
+    return np.full(len(run_time), seconds)
 
 
 def mark_non_priority(
@@ -77,15 +77,11 @@ def mark_non_priority(
             "exactly one of every=k or fraction=x",
         )
     if every is not None:
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
-            raise ConfigError("every", every, "an integer >= 1 (one job in every k)")
-        k = int(every)
+        k = check_int("every", every, low=1, allowed="an integer >= 1 (one job in every k)")
         # (k beyond the job count marks no job; numpy could not hold a k beyond int64)
         chosen = (np.arange(n) % k) == k - 1 if k <= n else np.zeros(n, dtype=bool)
     else:
-        ok = isinstance(fraction, (int, float)) and not isinstance(fraction, bool)
-        if not ok or not 0 <= fraction <= 1:  # type: ignore[operator]
-            raise ConfigError("fraction", fraction, "a number in [0, 1]")
+        share = check_fraction("fraction", fraction)
         seed_allowed = "an integer seed >= 0 (fraction= draws the jobs at random)"
         if seed is None or isinstance(seed, bool | float | str | bytes):
             raise ConfigError("seed", seed, seed_allowed)
@@ -93,7 +89,7 @@ def mark_non_priority(
             rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         except (TypeError, ValueError):
             raise ConfigError("seed", seed, seed_allowed) from None
-        chosen = rng.random(n) < float(fraction)  # type: ignore[arg-type]
+        chosen = rng.random(n) < share
     slack = deadline_slack(workload.run_time, deadline)
     current = workload.attributes.get("deadline_time")
     values = np.full(n, np.nan) if current is None else current.copy()

@@ -9,13 +9,13 @@ derived from them with the conventions of SPEC section 2.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
+from schedlab.validators import check_int
 
 # Name of each of the 18 SWF fields, in file order (field k of the format is index k - 1).
 SWF_FIELDS: tuple[str, ...] = (
@@ -75,15 +75,8 @@ def check_max_procs(value: object, option: str = "max_procs", *, unset: str = ""
 
     `unset` is appended to the allowed text (e.g. what leaving the option out means).
     """
-    ok = (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool | np.bool_)
-        and 1 <= int(value) <= MAX_PROCS
-    )
-    if not ok:
-        allowed = f"an integer number of processors from 1 to {MAX_PROCS}"
-        raise ConfigError(option, value, f"{allowed}{unset}")
-    return int(value)  # type: ignore[call-overload]
+    allowed = f"an integer number of processors from 1 to {MAX_PROCS}{unset}"
+    return check_int(option, value, low=1, high=MAX_PROCS, allowed=allowed)
 
 
 def derived_procs(fields: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_fraction, check_int, check_number, check_seed, is_int
 from schedlab.workload.deadlines import deadlines_from_table, mark_non_priority
 from schedlab.workload.job import MAX_TIME, F, Workload
 
@@ -30,24 +31,6 @@ __all__ = [
 ]
 
 
-def _is_real(value: object) -> bool:
-    """True for ints and floats (numpy ones too) that a float can hold, not for bools or
-    strings (an int beyond the float range, e.g. 10**400, is refused, not an overflow)."""
-    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(
-        value, bool | np.bool_
-    ):
-        return False
-    try:
-        float(value)
-    except OverflowError:
-        return False
-    return True
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-
-
 def scale_load(workload: Workload, factor: float) -> Workload:
     """Multiply every submit time by 1/`factor` to offer `factor` times the load (PPS paper).
 
@@ -60,9 +43,7 @@ def scale_load(workload: Workload, factor: float) -> Workload:
     distinct instants). A factor outside the range this workload allows raises
     `ConfigError` naming ``load_factor`` and that range.
     """
-    if not _is_real(factor) or not math.isfinite(float(factor)) or float(factor) <= 0:
-        raise ConfigError("load_factor", factor, "a finite number > 0")
-    f = float(factor)
+    f = check_number("load_factor", factor, low=0, open_low=True, allowed="a finite number > 0")
     fields = workload.fields.copy()
     submit = fields[:, F["submit_time"]]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -112,7 +93,7 @@ def clean_by_status(workload: Workload, drop: Iterable[int] = (0, 5)) -> Workloa
     if isinstance(drop, str | bytes) or not isinstance(drop, Iterable):
         raise ConfigError("drop", drop, "a collection of SWF status codes (integers)")
     codes = list(drop)
-    if not all(_is_int(code) and abs(int(code)) < 2**53 for code in codes):
+    if not all(is_int(code) and abs(int(code)) < 2**53 for code in codes):
         raise ConfigError(
             "drop", drop, "a collection of SWF status codes (integers, e.g. 0 failed, 5 cancelled)"
         )
@@ -132,9 +113,7 @@ def first_jobs(workload: Workload, n: int) -> Workload:
 
     Jobs cut off are a selection, not skipped jobs: `skipped` is left as it is.
     """
-    if not _is_int(n) or n < 0:
-        raise ConfigError("n", n, "an integer >= 0")
-    return workload.take(slice(0, int(n)))
+    return workload.take(slice(0, check_int("n", n)))
 
 
 def job_range(workload: Workload, start: int, end: int) -> Workload:
@@ -143,11 +122,9 @@ def job_range(workload: Workload, start: int, end: int) -> Workload:
     The PPS paper's batch means run consecutive batches of 5000 jobs as separate workloads;
     batch k is ``job_range(w, 5000 * k, 5000 * (k + 1))``. Times are unchanged.
     """
-    if not _is_int(start) or start < 0:
-        raise ConfigError("start", start, "an integer >= 0 (a job position)")
-    if not _is_int(end) or end <= start:
-        raise ConfigError("end", end, f"an integer > start ({start!r})")
-    return workload.take(slice(int(start), int(end)))
+    first = check_int("start", start, allowed="an integer >= 0 (a job position)")
+    last = check_int("end", end, low=first + 1, allowed=f"an integer > start ({start!r})")
+    return workload.take(slice(first, last))
 
 
 def time_window(workload: Workload, start: float, end: float) -> Workload:
@@ -155,12 +132,17 @@ def time_window(workload: Workload, start: float, end: float) -> Workload:
 
     Selection, like `first_jobs`: jobs outside the window are not counted as skipped.
     """
-    if not _is_real(start) or math.isnan(float(start)):
-        raise ConfigError("start", start, "a number of seconds")
-    if not _is_real(end) or math.isnan(float(end)) or float(end) <= float(start):
-        raise ConfigError("end", end, f"a number of seconds > start ({start!r})")
+    low = check_number("start", start, inf=True, allowed="a number of seconds")
+    high = check_number(
+        "end",
+        end,
+        low=low,
+        open_low=True,
+        inf=True,
+        allowed=f"a number of seconds > start ({start!r})",
+    )
     submit = workload.fields[:, F["submit_time"]]
-    inside = (submit >= float(start)) & (submit < float(end))
+    inside = (submit >= low) & (submit < high)
     return workload.take(inside)
 
 
@@ -215,15 +197,11 @@ def make_moldable(workload: Workload, pi: float, fraction: float = 1.0, seed: in
     as the trace did; a moldable-aware policy may start it on another processor count, and the
     engine then times it by Amdahl's law (the `parallel_fraction` attribute, docs/model.md).
     """
-    if not _is_real(pi) or not 0.0 <= float(pi) <= 1.0:
-        raise ConfigError("pi", pi, "a parallel fraction in [0, 1]")
-    if not _is_real(fraction) or not 0.0 <= float(fraction) <= 1.0:
-        raise ConfigError("fraction", fraction, "a share of the jobs in [0, 1]")
-    if not _is_int(seed) or seed < 0:
-        raise ConfigError("seed", seed, "an integer seed >= 0")
+    share = check_fraction("pi", pi, "a parallel fraction in [0, 1]")
+    chance = check_fraction("fraction", fraction, "a share of the jobs in [0, 1]")
     n = len(workload)
-    marked = np.random.default_rng(int(seed)).random(n) < float(fraction)
-    values = np.where(marked, float(pi), np.nan)
+    marked = np.random.default_rng(check_seed("seed", seed)).random(n) < chance
+    values = np.where(marked, share, np.nan)
     current = workload.attributes.get("parallel_fraction")
     if current is not None:  # a job already moldable keeps its own fraction
         values = np.where(np.isnan(current), values, current)

@@ -57,6 +57,7 @@ from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
 from schedlab.schedulers.registry import register_policy
+from schedlab.validators import check_number
 
 __all__ = [
     "DELTA_MODES",
@@ -99,12 +100,7 @@ class FsParams:
 
     def __post_init__(self) -> None:
         for option, value in (("delta", self.delta), ("k", self.k)):
-            if not (
-                isinstance(value, int | float)
-                and not isinstance(value, bool)
-                and 0.0 <= float(value) < _INF
-            ):
-                raise ConfigError(f"fs {option}", value, "a finite number >= 0")
+            check_number(f"fs {option}", value, low=0, allowed="a finite number >= 0")
         if self.delta_mode not in DELTA_MODES:
             raise ConfigError("fs delta_mode", self.delta_mode, DELTA_MODES)
         if not isinstance(self.extra_nodes, bool):

@@ -43,9 +43,10 @@ import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
-from schedlab.errors import ConfigError, PolicyError
+from schedlab.errors import PolicyError
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
+from schedlab.validators import check_int
 
 __all__ = [
     "RandParams",
@@ -60,11 +61,6 @@ _NAN = float("nan")
 _NOTHING: list[Decision] = []
 
 
-def _check_int(option: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConfigError(option, value, f"an integer >= {low}")
-
-
 # -- rand -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RandParams:
@@ -73,7 +69,7 @@ class RandParams:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("rand seed", self.seed, 0)
+        check_int("rand seed", self.seed)
 
 
 @register_policy
@@ -164,7 +160,7 @@ class SlotParams:
     slots: int = 4
 
     def __post_init__(self) -> None:
-        _check_int("ref slots", self.slots, 0)
+        check_int("ref slots", self.slots)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,6 @@ How Table 2 is read:
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -49,6 +48,7 @@ from scipy.special import gammainc, gammaln
 
 from schedlab.errors import ConfigError
 from schedlab.platform.description import Platform
+from schedlab.validators import check_int, check_number, check_seed
 from schedlab.workload.grid import GridWorkload
 
 __all__ = [
@@ -110,25 +110,6 @@ def offered_load(
     return rate * mean / platform.capacity
 
 
-def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ConfigError(f"grid {name}", value, f"an integer in 0..{MAX_JOBS:,}")
-    if not 0 <= int(value) <= MAX_JOBS:
-        raise ConfigError(f"grid {name}", value, f"an integer in 0..{MAX_JOBS:,}")
-    return int(value)
-
-
-def _real(name: str, value: object, *, low: float, strict: bool, inf: bool = False) -> float:
-    bound = f"> {low:g}" if strict else f">= {low:g}"
-    allowed = f"a number {bound}" + (" (inf allowed)" if inf else "")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ConfigError(f"grid {name}", value, allowed)
-    x = float(value)
-    if math.isnan(x) or (math.isinf(x) and not inf) or x < low or (strict and x == low):
-        raise ConfigError(f"grid {name}", value, allowed)
-    return x
-
-
 def generate_grid(
     platform: Platform,
     meta_jobs: int = 500,
@@ -151,18 +132,17 @@ def generate_grid(
     belong to it too). Sizes in NCU: Weibull(``size_shape``, ``size_scale``) cut to
     [``size_min``, ``size_max``]. ``local_jobs=0`` gives the dedicated context.
     """
-    n_meta = _count("meta_jobs", meta_jobs)
-    n_local = _count("local_jobs", local_jobs)
-    meta_mean = _real("meta_interarrival", meta_interarrival, low=0, strict=True)
-    local_mean = _real("local_interarrival", local_interarrival, low=0, strict=True)
-    shape = _real("size_shape", size_shape, low=0, strict=True)
-    scale = _real("size_scale", size_scale, low=0, strict=True)
-    low = _real("size_min", size_min, low=0, strict=False)
-    high = _real("size_max", size_max, low=0, strict=True, inf=True)
+    n_meta = check_int("grid meta_jobs", meta_jobs, high=MAX_JOBS)
+    n_local = check_int("grid local_jobs", local_jobs, high=MAX_JOBS)
+    meta_mean = check_number("grid meta_interarrival", meta_interarrival, low=0, open_low=True)
+    local_mean = check_number("grid local_interarrival", local_interarrival, low=0, open_low=True)
+    shape = check_number("grid size_shape", size_shape, low=0, open_low=True)
+    scale = check_number("grid size_scale", size_scale, low=0, open_low=True)
+    low = check_number("grid size_min", size_min, low=0)
+    high = check_number("grid size_max", size_max, low=0, open_low=True, inf=True)
     if not high > low:
         raise ConfigError("grid size_max", size_max, f"a number > size_min ({low:g})")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ConfigError("grid seed", seed, "an integer >= 0")
+    check_seed("grid seed", seed, allowed="an integer >= 0")
     if isinstance(organisations, str) or not isinstance(organisations, Sequence):
         raise ConfigError("grid organisations", organisations, "a list of names")
     names = tuple(organisations)

@@ -40,12 +40,9 @@ Encoding (one SWF job per task; docs/model.md, "HLW model"):
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 
-from schedlab.errors import ConfigError
+from schedlab.validators import check_int, check_number, check_seed
 from schedlab.workload.job import MAX_TIME, N_FIELDS, F, Workload, check_max_procs
 from schedlab.workload.swf import moldable_pi_header
 
@@ -60,33 +57,18 @@ _SEED_ALLOWED = "an integer seed >= 0"
 
 
 def _integer(option: str, value: object, low: int, high: int, what: str) -> int:
-    """`value` as an int in low..high (bools and non-integral numbers are refused)."""
-    if (
-        isinstance(value, bool | np.bool_)
-        or not isinstance(value, numbers.Integral)
-        or not low <= int(value) <= high
-    ):
-        raise ConfigError(f"hlw {option}", value, f"an integer from {low} to {high:,} ({what})")
-    return int(value)
+    allowed = f"an integer from {low} to {high:,} ({what})"
+    return check_int(f"hlw {option}", value, low=low, high=high, allowed=allowed)
 
 
 def _real(
     option: str, value: object, low: float, high: float, what: str, *, open_low: bool
 ) -> float:
     """`value` as a finite float in [low, high] (or (low, high] with `open_low`)."""
-    x: float | None = None
-    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
-        try:
-            x = float(value)
-        except OverflowError:  # an int beyond the float range
-            x = None
-    ok = x is not None and math.isfinite(x) and (low < x if open_low else low <= x) and x <= high
-    if not ok or x is None:
-        bracket = "(" if open_low else "["
-        raise ConfigError(
-            f"hlw {option}", value, f"a number in {bracket}{low:g}, {high:g}] ({what})"
-        )
-    return x
+    allowed = f"a number in {'(' if open_low else '['}{low:g}, {high:g}] ({what})"
+    return check_number(
+        f"hlw {option}", value, low=low, high=high, open_low=open_low, allowed=allowed
+    )
 
 
 def check_hlw_params(
@@ -119,8 +101,7 @@ def _checked(
     opt_max: object,
 ) -> tuple[int, int, float, int, float, float, float, int, int]:
     """The parameters as plain numbers, checked (`check_hlw_params`)."""
-    if isinstance(n, bool | np.bool_) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ConfigError("hlw n", n, "an integer >= 1 (top tasks tau0)")
+    check_int("hlw n", n, low=1, allowed="an integer >= 1 (top tasks tau0)")
     size = check_max_procs(nodes, "hlw nodes")
     fraction = _real("pi", pi, 0.0, 1.0, "Amdahl's parallel fraction", open_low=False)
     time1 = _real("w1", w1, 0.0, MAX_TIME, "sequential time of a tau1 task", open_low=True)
@@ -132,9 +113,8 @@ def _checked(
     chains = _integer(
         "n", n, 1, MAX_TASKS // (2 * high), f"top tasks; 2 x n x opt_max at most {MAX_TASKS:,}"
     )
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ConfigError("hlw seed", seed, _SEED_ALLOWED)
-    return chains, size, fraction, int(seed), time1, time2, prob, low, high
+    number = check_seed("hlw seed", seed, allowed=_SEED_ALLOWED)
+    return chains, size, fraction, number, time1, time2, prob, low, high
 
 
 def generate_hlw(

@@ -56,7 +56,6 @@ interactive jobs (the SWF convention; -1 for kind "all", whose jobs are untyped)
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,6 +63,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_int, check_number, check_seconds, check_seed, is_int
 from schedlab.workload.job import MAX_TIME, Workload, check_max_procs
 
 __all__ = [
@@ -546,60 +546,42 @@ def check_lublin_params(
     Nothing is drawn: this is what a model spec is checked with when it is read. The
     lowest allowed `load` depends on the jobs drawn, so `generate_lublin` checks it again.
     """
-    n = _check_count("jobs", jobs, MAX_JOBS, "jobs to generate")
+    n = check_int(
+        "jobs",
+        jobs,
+        low=1,
+        high=MAX_JOBS,
+        allowed=f"an integer from 1 to {MAX_JOBS} (jobs to generate)",
+    )
     check_max_procs(procs, "procs")
     if not isinstance(kind, str) or kind not in KINDS:
         raise ConfigError("kind", kind, KINDS)
     if load is not None:
-        value = _real(load)
-        if value is None or not 0 < value <= MAX_LOAD:
-            raise ConfigError(
-                "load",
-                load,
-                f"an offered load in (0, {MAX_LOAD:g}] (leave it out for the model's own "
-                "arrival rate)",
-            )
+        check_number(
+            "load",
+            load,
+            low=0,
+            open_low=True,
+            high=MAX_LOAD,
+            allowed=f"an offered load in (0, {MAX_LOAD:g}] (leave it out for the model's own "
+            "arrival rate)",
+        )
         if n < 2:
             raise ConfigError(
                 "load", load, "left out when jobs < 2 (one job has no submit span to fit)"
             )
-    start = _real(start_time)
-    if start is None or not 0 <= start <= MAX_START_TIME:
-        raise ConfigError(
-            "start_time", start_time, f"a number of seconds from 0 to {MAX_START_TIME:g}"
-        )
-    if isinstance(seed, bool | np.bool_):
-        raise ConfigError("seed", seed, _SEED_ALLOWED)
-    if isinstance(seed, numbers.Integral):
-        if int(seed) < 0:
-            raise ConfigError("seed", seed, _SEED_ALLOWED)
-    elif seed is not None and not isinstance(
+    check_seconds(
+        "start_time",
+        start_time,
+        high=MAX_START_TIME,
+        allowed=f"a number of seconds from 0 to {MAX_START_TIME:g}",
+    )
+    if is_int(seed):
+        check_seed("seed", seed)
+    elif seed is not None and not isinstance(  # (bools are refused here too)
         seed, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence
     ):
         raise ConfigError("seed", seed, _SEED_ALLOWED)
-
-
-def _check_count(option: str, value: object, limit: int, what: str) -> int:
-    """An integer from 1 to `limit` (bools and non-integral numbers are refused)."""
-    if (
-        isinstance(value, bool | np.bool_)
-        or not isinstance(value, numbers.Integral)
-        or not 1 <= int(value) <= limit
-    ):
-        raise ConfigError(option, value, f"an integer from 1 to {limit} ({what})")
-    return int(value)
-
-
-def _real(value: object) -> float | None:
-    """`value` as a finite float if it is a real number that is not a bool, else None
-    (an int beyond the float range, e.g. 10**400, gives None, not an OverflowError)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
-        return None
-    try:
-        out = float(value)
-    except OverflowError:
-        return None
-    return out if math.isfinite(out) else None
 
 
 def _seed_text(seed: int | np.random.Generator | None) -> str:

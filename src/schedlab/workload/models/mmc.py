@@ -11,12 +11,9 @@ are exact draws, so the comparison is not blurred by whole seconds.
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 
-from schedlab.errors import ConfigError
+from schedlab.validators import MAX_SEED, check_int, check_number
 from schedlab.workload.job import Workload
 
 __all__ = ["generate_mmc"]
@@ -25,32 +22,15 @@ MAX_JOBS = 10_000_000  # as lublin's: 1.4 GB of SWF fields
 MAX_SERVERS = 1_000_000
 
 
-def _integer(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ConfigError(f"mmc {name}", value, f"an integer in {low}..{high:,}")
-    if not low <= int(value) <= high:
-        raise ConfigError(f"mmc {name}", value, f"an integer in {low}..{high:,}")
-    return int(value)
-
-
-def _positive(name: str, value: object, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ConfigError(f"mmc {name}", value, f"a number in (0, {high:g}]")
-    x = float(value)
-    if not (math.isfinite(x) and 0 < x <= high):
-        raise ConfigError(f"mmc {name}", value, f"a number in (0, {high:g}]")
-    return x
-
-
 def generate_mmc(
     servers: int, load: float, jobs: int, seed: int = 0, service: float = 1.0
 ) -> Workload:
     """N M/M/c jobs (module docstring); ``load`` is rho = lambda x s / c (stable below 1)."""
-    c = _integer("servers", servers, 1, MAX_SERVERS)
-    n = _integer("jobs", jobs, 1, MAX_JOBS)
-    rho = _positive("load", load, 10.0)
-    mean = _positive("service", service, 1e9)
-    seed = _integer("seed", seed, 0, 2**63 - 1)
+    c = check_int("mmc servers", servers, low=1, high=MAX_SERVERS)
+    n = check_int("mmc jobs", jobs, low=1, high=MAX_JOBS)
+    rho = check_number("mmc load", load, low=0, open_low=True, high=10.0)
+    mean = check_number("mmc service", service, low=0, open_low=True, high=1e9)
+    seed = check_int("mmc seed", seed, high=MAX_SEED)
     rng = np.random.default_rng(seed)
     rate = rho * c / mean
     submit = np.cumsum(rng.exponential(1.0 / rate, n))

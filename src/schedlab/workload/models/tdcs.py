@@ -46,6 +46,7 @@ import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.platform.description import Platform
+from schedlab.validators import check_number, check_seed
 from schedlab.workload.grid import GridWorkload, _partitions, check_mode
 from schedlab.workload.job import Workload
 
@@ -240,12 +241,13 @@ def generate_tdcs(
 ) -> TdcsWorkload:
     """The scenario's streams (module docstring) over ``hours`` of arrivals at ``load``
     (shares scaled by load / 0.85)."""
-    if not (isinstance(hours, int | float) and 0 < hours < math.inf):
-        raise ConfigError("tdcs generator hours", hours, "a number of hours > 0")
-    if not (isinstance(load, int | float) and 0 < load < math.inf):
-        raise ConfigError("tdcs generator load", load, "a load > 0")
-    span = float(hours) * 3600.0
-    scale = float(load) / sum(s[3] for s in STREAMS)
+    hours = check_number(
+        "tdcs generator hours", hours, low=0, open_low=True, allowed="a number of hours > 0"
+    )
+    load = check_number("tdcs generator load", load, low=0, open_low=True, allowed="a load > 0")
+    check_seed("tdcs generator seed", seed)
+    span = hours * 3600.0
+    scale = load / sum(s[3] for s in STREAMS)
     sites = platform.sites
     nodes = np.array([s.nodes for s in sites], dtype=np.float64)
     site_cap = np.array(

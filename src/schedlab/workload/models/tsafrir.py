@@ -97,7 +97,6 @@ the same estimates bit for bit. numpy's global random state is never used.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -105,6 +104,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schedlab.errors import ConfigError
+from schedlab.validators import check_fraction, check_int, check_number, check_seconds, is_finite
 from schedlab.workload.job import MAX_TIME, F, Workload
 
 __all__ = [
@@ -142,21 +142,6 @@ MAX_EXPONENT = 100.0
 _SEED_ALLOWED = "an integer seed >= 0"
 
 
-def _is_real(value: object) -> bool:
-    """True for finite ints and floats (numpy ones too), not for bools or strings (nor for
-    ints beyond the float range)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-
-
 @dataclass(frozen=True)
 class TsafrirParams:
     """Parameters of the estimate model (module docstring: procedure and defaults).
@@ -177,29 +162,28 @@ class TsafrirParams:
     round_values: tuple[float, ...] = ROUND_VALUES
 
     def __post_init__(self) -> None:
-        if self.max_estimate is not None and not (
-            _is_real(self.max_estimate) and 0 < self.max_estimate <= MAX_ESTIMATE
-        ):
-            raise ConfigError(
+        if self.max_estimate is not None:
+            check_seconds(
                 "max_estimate",
                 self.max_estimate,
-                f"a number of seconds in (0, {MAX_ESTIMATE:g}] (leave it out to derive it "
-                "from the workload)",
+                positive=True,
+                high=MAX_ESTIMATE,
+                allowed=f"a number of seconds in (0, {MAX_ESTIMATE:g}] (leave it out to derive "
+                "it from the workload)",
             )
-        if self.values is not None and not (_is_int(self.values) and self.values >= 1):
-            raise ConfigError(
+        if self.values is not None:
+            check_int(
                 "values",
                 self.values,
-                "an integer >= 1 (leave it out for max(1, round(4 log10 jobs)))",
+                low=1,
+                allowed="an integer >= 1 (leave it out for max(1, round(4 log10 jobs)))",
             )
-        if not (_is_real(self.max_fraction) and 0.0 <= self.max_fraction <= 1.0):
-            raise ConfigError("max_fraction", self.max_fraction, "a number in [0, 1]")
-        if not (_is_real(self.zipf_exponent) and 0 <= self.zipf_exponent <= MAX_EXPONENT):
-            raise ConfigError(
-                "zipf_exponent", self.zipf_exponent, f"a number from 0 to {MAX_EXPONENT:g}"
-            )
-        if not (_is_real(self.short_bias) and 0 <= self.short_bias <= MAX_EXPONENT):
-            raise ConfigError("short_bias", self.short_bias, f"a number from 0 to {MAX_EXPONENT:g}")
+        check_fraction("max_fraction", self.max_fraction)
+        exponent = f"a number from 0 to {MAX_EXPONENT:g}"
+        check_number(
+            "zipf_exponent", self.zipf_exponent, low=0, high=MAX_EXPONENT, allowed=exponent
+        )
+        check_number("short_bias", self.short_bias, low=0, high=MAX_EXPONENT, allowed=exponent)
         allowed = f"a non-empty collection of numbers of seconds in (0, {MAX_ESTIMATE:g}]"
         rv = self.round_values
         if isinstance(rv, str | bytes):
@@ -208,7 +192,7 @@ class TsafrirParams:
             items = list(rv)
         except TypeError:
             raise ConfigError("round_values", rv, allowed) from None
-        if not items or not all(_is_real(v) and 0 < v <= MAX_ESTIMATE for v in items):
+        if not items or not all(is_finite(v) and 0 < v <= MAX_ESTIMATE for v in items):
             raise ConfigError("round_values", rv, allowed)
         object.__setattr__(self, "round_values", tuple(sorted({float(v) for v in items})))
 
