@@ -427,6 +427,7 @@ def test_meta_schedulers_are_all_listed_in_a_fresh_interpreter() -> None:
     )
     assert done.stdout.split() == sorted(
         [
+            "direct",
             "least_loaded",
             "pilot_filling",
             "pilot_simple",

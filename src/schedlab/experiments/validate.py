@@ -1,12 +1,12 @@
 """The engine against queueing theory: M/M/c through the general path (SPEC 5, Validation).
 
-Every replication runs the `mmc` workload through the *general* kernel as a grid run would
-go: the jobs are released to a trivial dispatching actor (`DirectDispatch`), which sends
+Every replication is a grid run (a `Scenario` on a one-site platform): the `mmc` workload's
+jobs are the global stream of the ``direct`` meta-scheduler (`grid.direct`), which sends
 each, with no delay, to one pool of c processors of power 1 under FCFS (no receive or
-release delay). ``via="push"`` sends them through the grid's centralized push meta-scheduler
-instead (exact information system, no network): SPEC 5's validation. The first ``warmup``
-fraction of the jobs (10 %) is deleted, so that the empty start does not bias the estimate;
-the rest gives one mean response time. Independent replications (seeds from one
+release delay, no network), on the general kernel. ``via="push"`` sends them through the
+grid's centralized push meta-scheduler instead (exact information system, no network):
+SPEC 5's validation. The first ``warmup`` fraction of the jobs (10 %) is deleted, so that
+the empty start does not bias the estimate; the rest gives one mean response time. Independent replications (seeds from one
 `numpy.random.SeedSequence`) give the Student t interval at ``confidence`` (99 %). A row
 passes when Erlang C's mean response time lies in the interval and the half-width is at most
 ``precision`` (5 %) of the mean.
@@ -83,19 +83,13 @@ def jobs_per_replication(load: float) -> int:
 VIA = ("direct", "push")
 
 
-def _dispatcher(via: str) -> Any:
-    """The actor jobs are released to: the trivial dispatcher, or the grid's centralized
-    push meta-scheduler with an exact information system (refresh 0) on a one-pool platform
-    without network (SPEC 5, Validation)."""
-    if via == "direct":
-        from schedlab.engine.actors import DirectDispatch
+def _one_cluster(servers: int) -> Any:
+    """One site, one FCFS queue of ``servers`` processors of power 1, no service times, no
+    network: the platform of every replication."""
+    from schedlab.platform.description import Platform, Queue, Site
 
-        return DirectDispatch(0)
-    from schedlab.grid.context import GridContext
-    from schedlab.grid.registry import make_meta_scheduler
-
-    (actor,) = make_meta_scheduler("push", refresh=0.0).actors(GridContext.single())
-    return actor
+    queue = Queue(name="queue", site="cluster", groups=((1.0, servers),))
+    return Platform(sites=(Site(name="cluster", queues=(queue,)),), source="M/M/c")
 
 
 def replicate(
@@ -107,28 +101,22 @@ def replicate(
     service: float = 1.0,
     via: str = "direct",
 ) -> float:
-    """Mean response time of one replication through the general path (module docstring);
-    ``via`` "push" sends the jobs through the push meta-scheduler instead."""
-    from schedlab.engine.kernel import JobSpecs, Kernel
-    from schedlab.platform.pool import PoolSpec
-    from schedlab.schedulers.registry import make_policy
+    """Mean response time of one replication through the general path (module docstring):
+    the jobs go to the ``direct`` meta-scheduler, or with ``via`` "push" through the push
+    meta-scheduler with an exact information system (refresh 0)."""
+    from schedlab.scenario import Scenario, run
+    from schedlab.workload.grid import GridWorkload
     from schedlab.workload.models.mmc import generate_mmc
 
+    if via not in VIA:
+        raise ConfigError("--via", via, VIA)
     wl = generate_mmc(servers=servers, load=load, jobs=jobs, seed=seed, service=service)
-    specs = JobSpecs.rigid(
-        submit_at=wl.submit_time.tolist(),
-        run_time=wl.run_time.tolist(),
-        requested_time=wl.requested_time.tolist(),
-        procs=wl.procs.tolist(),
-        target_actor=0,
+    stream = GridWorkload.from_swf(wl, _one_cluster(servers), "global")
+    params = {"refresh": 0.0} if via == "push" else {}
+    result = run(
+        Scenario(workload=stream, platform=_one_cluster(servers), meta=via, meta_params=params)
     )
-    kernel = Kernel(
-        jobs=specs,
-        pools=[(PoolSpec.cluster(servers), make_policy("fcfs"))],
-        actors=[_dispatcher(via)],
-    )
-    run = kernel.run()
-    response = run.finished_at - run.submitted_at
+    response = result.columns["response_time"]
     return float(response[int(len(response) * warmup) :].mean())
 
 

@@ -7,4 +7,4 @@ the pool's registry policy picks what runs. Meta-schedulers register by name lik
 """
 
 # the built-in meta-schedulers register on import (`grid.registry` imports none of them)
-from schedlab.grid import dirac, push, tdcs  # noqa: F401
+from schedlab.grid import dirac, direct, push, tdcs  # noqa: F401
