@@ -77,6 +77,8 @@ class KernelCore:
         self.started_at = table.started_at
         self.finished_at = table.finished_at
         self.killed = table.killed
+        self._owner = table.owner  # (read at every job event)
+        self._host = table.host
         self.now = 0.0
         self._roots = [j for j, parent in enumerate(jobs.parent) if parent < 0]
         # jobs still to be released to each actor (an agent stops asking when none is left)
@@ -142,12 +144,12 @@ class KernelCore:
 
     def notify(self, j: int, event: JobEvent) -> None:
         """Tell job j's owner, and every actor watching its pool, of ``event``."""
-        owner = self.jobs.owner[j]
+        owner = self._owner[j]
         if owner >= 0 and self._listens[owner][event]:
             self.actors[owner].on_job_event(j, event)
             self._mark_actor(owner)
         where = self.where[j]
-        if where >= 0 and self._watchers[where] and self.jobs.host[j] < 0:
+        if where >= 0 and self._watchers[where] and self._host[j] < 0:
             for a in self._watchers[where]:  # a site agent hears every start and end
                 if a != owner and self._listens[a][event]:
                     self.actors[a].on_job_event(j, event)

@@ -96,8 +96,8 @@ class Kernel(KernelCore):
         gen = self.jobs.gen
         complete = self.life.complete
         decisions = self.decisions
-        pool_kinds = decisions.pool_kinds
-        actor_kinds = decisions.actor_kinds
+        pool_kinds, unknown_of_pool = decisions.pool_kinds, decisions.unknown_of_pool
+        actor_kinds, unknown_of_actor = decisions.actor_kinds, decisions.unknown_of_actor
         nroots = len(roots)
         ri = 0
         instants = 0
@@ -177,7 +177,7 @@ class Kernel(KernelCore):
                     for a in dirty:
                         self._actor_dirty[a] = False
                         for order in self.actors[a].schedule(now):
-                            actor_kinds.get(type(order), decisions.unknown_of_actor)(a, order, now)
+                            actor_kinds.get(type(order), unknown_of_actor)(a, order, now)
                 if self._dirty_pools:
                     dirty = self._dirty_pools
                     self._dirty_pools = []
@@ -188,7 +188,7 @@ class Kernel(KernelCore):
                         pool = self.pools[i]
                         pool.view.free_procs = pool.free_total
                         for d in pool.policy.schedule(now, pool.view):
-                            pool_kinds.get(type(d), decisions.unknown_of_pool)(pool, d, now)
+                            pool_kinds.get(type(d), unknown_of_pool)(pool, d, now)
                         pool.view.free_procs = pool.free_total
                 more = (heap and heap[0][0] == now) or (
                     ri < nroots and release_at[roots[ri]] == now
