@@ -18,6 +18,7 @@ from schedlab.experiments.runner import execute_run
 from schedlab.experiments.store import ResultStore
 
 figures = pytest.importorskip("schedlab.report.figures")
+drawing = pytest.importorskip("schedlab.report.drawing")
 
 SECTIONS = ("summary", "tables", "bars", "cdf", "timeseries", "gantt", "configs")
 
@@ -187,7 +188,7 @@ def test_processor_bands_never_overlap_and_give_each_job_its_procs(store: Result
         started = jobs["started_at"].to_numpy(float)
         finished = jobs["finished_at"].to_numpy(float)
         procs = jobs["procs"].to_numpy(int)
-        bands, _split = figures.processor_bands(started, finished, procs, total)
+        bands, _split = drawing.processor_bands(started, finished, procs, total)
         assert _overlaps(started, finished, bands) == []
         for blocks, p in zip(bands, procs):
             assert sum(count for _, count in blocks) == p
@@ -200,7 +201,7 @@ def test_processor_bands_prefers_one_block_and_splits_when_fragmented() -> None:
     started = np.array([0.0, 0.0, 0.0, 1.0])
     finished = np.array([1.0, 5.0, 1.0, 2.0])
     procs = np.array([1, 1, 1, 2])
-    bands, split = figures.processor_bands(started, finished, procs, 3)
+    bands, split = drawing.processor_bands(started, finished, procs, 3)
     assert bands[:3] == [[(0, 1)], [(1, 1)], [(2, 1)]]
     assert bands[3] == [(0, 1), (2, 1)] and split == 1
 
@@ -210,13 +211,13 @@ def test_smooth_step_keeps_the_area_and_a_constant() -> None:
     rng = np.random.default_rng(3)
     times = np.cumsum(rng.uniform(1, 100, 5000))
     values = rng.integers(0, 50, 5000).astype(float)
-    xs, ys, is_step = figures.smooth_step(times, values, max_points=200)
+    xs, ys, is_step = drawing.smooth_step(times, values, max_points=200)
     assert is_step and len(xs) == 201
     area = np.sum(values[:-1] * np.diff(times))
     assert np.sum(ys[:-1] * np.diff(xs)) == pytest.approx(area, rel=1e-9)
-    xs, ys, is_step = figures.smooth_step(times, np.full(5000, 7.0), window=3600)
+    xs, ys, is_step = drawing.smooth_step(times, np.full(5000, 7.0), window=3600)
     assert not is_step and np.allclose(ys, 7.0)
-    short = figures.smooth_step(times[:10], values[:10])
+    short = drawing.smooth_step(times[:10], values[:10])
     assert np.array_equal(short[0], times[:10]) and short[2]
 
 

@@ -15,7 +15,7 @@ A policy never computes a duration: it asks its view, which asks the job's model
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar, Protocol, runtime_checkable
 
 from schedlab.errors import ConfigError
@@ -51,28 +51,38 @@ RIGID = Rigid()
 
 
 @dataclass(frozen=True)
-class Amdahl:
+class _OneFraction:
+    """A model of one parameter in [0, 1] (its only field), checked when it is made;
+    ``allowed`` says what the parameter is (in the error)."""
+
+    name: ClassVar[str]
+    allowed: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        (parameter,) = fields(self)
+        option = f"{self.name} {parameter.name}"
+        check_fraction(option, getattr(self, parameter.name), self.allowed)
+
+
+@dataclass(frozen=True)
+class Amdahl(_OneFraction):
     """Amdahl's law: p(q) = ((1 - pi) + pi / q) x p(1) (Lanore and Klein; SPEC 7); pi in [0, 1]."""
 
     pi: float
     name: ClassVar[str] = "amdahl"
-
-    def __post_init__(self) -> None:
-        check_fraction("amdahl pi", self.pi, "a parallel fraction in [0, 1]")
+    allowed: ClassVar[str] = "a parallel fraction in [0, 1]"
 
     def time_factor(self, procs: int) -> float:
         return (1.0 - self.pi) + self.pi / procs
 
 
 @dataclass(frozen=True)
-class PowerLaw:
+class PowerLaw(_OneFraction):
     """p(q) = p(1) / q**alpha: alpha = 1 is linear speed-up, 0 none (Downey's simple form)."""
 
     alpha: float
     name: ClassVar[str] = "power_law"
-
-    def __post_init__(self) -> None:
-        check_fraction("power_law alpha", self.alpha, "an exponent in [0, 1]")
+    allowed: ClassVar[str] = "an exponent in [0, 1]"
 
     def time_factor(self, procs: int) -> float:
         return float(procs) ** -self.alpha

@@ -6,10 +6,10 @@ each, with no delay, to one pool of c processors of power 1 under FCFS (no recei
 release delay, no network), on the general kernel. ``via="push"`` sends them through the
 grid's centralized push meta-scheduler instead (exact information system, no network):
 SPEC 5's validation. The first ``warmup`` fraction of the jobs (10 %) is deleted, so that
-the empty start does not bias the estimate; the rest gives one mean response time. Independent replications (seeds from one
-`numpy.random.SeedSequence`) give the Student t interval at ``confidence`` (99 %). A row
-passes when Erlang C's mean response time lies in the interval and the half-width is at most
-``precision`` (5 %) of the mean.
+the empty start does not bias the estimate; the rest gives one mean response time.
+Independent replications (seeds from one `numpy.random.SeedSequence`) give the Student t
+interval at ``confidence`` (99 %). A row passes when Erlang C's mean response time lies in
+the interval and the half-width is at most ``precision`` (5 %) of the mean.
 
 Run length: the variance of a mean response time grows like (1 - rho)^-4 near saturation
 (Whitt's asymptotic variance of M/M/1 waits), so each replication has ``clamp(2000 / (1 -

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -46,13 +46,24 @@ class ServiceTime(Protocol):
 
 
 @dataclass(frozen=True)
-class Constant:
+class _OneSeconds:
+    """A service time of one parameter in seconds (its only field), checked and stored as a
+    float when it is made; ``option`` names the parameter (in the error)."""
+
+    option: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        (parameter,) = fields(self)
+        seconds = check_seconds(self.option, getattr(self, parameter.name))
+        object.__setattr__(self, parameter.name, seconds)  # (frozen: set through object)
+
+
+@dataclass(frozen=True)
+class Constant(_OneSeconds):
     """Always ``value`` seconds."""
 
     value: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "value", check_seconds("service time", self.value))
+    option: ClassVar[str] = "service time"
 
     @property
     def upper(self) -> float:
@@ -94,13 +105,11 @@ class Uniform:
 
 
 @dataclass(frozen=True)
-class Exponential:
+class Exponential(_OneSeconds):
     """Exponential of mean ``mean_time`` seconds (unbounded: not allowed for mu_env)."""
 
     mean_time: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "mean_time", check_seconds("service time mean", self.mean_time))
+    option: ClassVar[str] = "service time mean"
 
     @property
     def upper(self) -> float:

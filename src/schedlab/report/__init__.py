@@ -2,7 +2,9 @@
 
 ``figures``: matplotlib figures for papers (``metric_bars``, ``cdf``, ``timeseries``,
 ``gantt``) and ``save`` to PNG/SVG/PDF. ``html``: ``write_report`` writes one self-contained
-page. Importing this package does not import matplotlib; its submodules do.
+page. ``single``: the figures of one run. Beneath them, ``drawing`` draws the CDF, time
+series and Gantt chart on one Axes and ``style`` gives every figure its look and its files.
+Importing this package does not import matplotlib; its submodules do.
 """
 
 from __future__ import annotations

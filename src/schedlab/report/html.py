@@ -23,7 +23,9 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import schedlab.report.drawing as drawing
 import schedlab.report.figures as figures
+import schedlab.report.style as style
 from schedlab.errors import ConfigError
 from schedlab.metrics.summary import HEADLINE_KEYS
 from schedlab.outputs import write_atomic
@@ -121,7 +123,7 @@ def comparison_table(catalog: pd.DataFrame, metrics: Sequence[str] = TABLE_METRI
     policy, with the number of runs as ``seeds`` (a DataFrame, sorted)."""
     done = catalog[catalog["status"] == "done"].copy()
     present = [m for m in metrics if m in done.columns]
-    done["policy_name"] = figures.policy_names(done)
+    done["policy_name"] = style.policy_names(done)
     keys = [*GROUP_COLUMNS, "policy_name"]
     grouped = done.groupby(keys, sort=True)
     table = grouped[present].mean()
@@ -162,9 +164,7 @@ def _comparison_html(catalog: pd.DataFrame, metrics: Sequence[str]) -> str:
     present = [m for m in metrics if m in table.columns]
     if table.empty:
         return '<p class="note">No finished runs.</p>'
-    head = "".join(
-        f'<th class="num">{escape(figures.METRIC_LABELS.get(m, m))}</th>' for m in present
-    )
+    head = "".join(f'<th class="num">{escape(style.METRIC_LABELS.get(m, m))}</th>' for m in present)
     out = [
         '<div class="scroll"><table class="comparison">',
         "<thead><tr><th>workload</th><th>load factor</th><th>policy</th>"
@@ -209,7 +209,7 @@ def _intervals_html(store: ResultStore) -> str:
     for metric in table.metrics:
         frame = table.to_frame(metric)
         head = "".join(f'<th class="num">{escape(str(p))}</th>' for p in frame.columns)
-        out.append(f"<h3>{escape(figures.METRIC_LABELS.get(metric, metric))}</h3>")
+        out.append(f"<h3>{escape(style.METRIC_LABELS.get(metric, metric))}</h3>")
         out.append('<div class="scroll"><table class="comparison intervals">')
         out.append(f"<thead><tr><th>workload</th><th>load factor</th>{head}</tr></thead><tbody>")
         for key, row in frame.iterrows():
@@ -304,7 +304,7 @@ class _Figures:
         self.count = 0
 
     def html(self, name: str, fig: Figure, caption: str, *, wide: bool = False) -> str:
-        svg = figures.to_svg(fig, id_prefix=f"f{self.count}-")
+        svg = style.to_svg(fig, id_prefix=f"f{self.count}-")
         self.count += 1
         cls = "chart wide" if wide else "chart"
         return (
@@ -326,7 +326,7 @@ def _selection(catalog: pd.DataFrame, max_groups: int) -> tuple[list[tuple[Any, 
     done = catalog[catalog["status"] == "done"].copy()
     if done.empty:
         return [], 0
-    done["policy_name"] = figures.policy_names(done)
+    done["policy_name"] = style.policy_names(done)
     done["_seed"] = done["seed"].astype(float).fillna(-math.inf)
     done = done.sort_values([*GROUP_COLUMNS, "policy_name", "_seed", "run_id"])
     groups = []
@@ -354,7 +354,7 @@ def _utilization_window(store: ResultStore, run_id: str) -> float:
     series = store.timeseries(run_id)
     if len(series) < 2:
         return 3600.0
-    return figures.utilization_window(float(series["time"].iloc[-1] - series["time"].iloc[0]))
+    return drawing.utilization_window(float(series["time"].iloc[-1] - series["time"].iloc[0]))
 
 
 # -- the page ----------------------------------------------------------------------------
@@ -374,8 +374,8 @@ def render_report(
     catalog = store.catalog()
     done = catalog[catalog["status"] == "done"] if not catalog.empty else catalog
     failed = catalog[catalog["status"] == "failed"] if not catalog.empty else catalog
-    policies = sorted(set(figures.policy_names(done))) if not done.empty else []
-    colors = figures.policy_colors(policies)
+    policies = sorted(set(style.policy_names(done))) if not done.empty else []
+    colors = style.policy_colors(policies)
     page = _Figures()
     sections: list[tuple[str, str, str]] = []
 
@@ -398,7 +398,7 @@ def render_report(
             page.html(
                 f"bars-{metric}",
                 fig,
-                f"{figures.METRIC_LABELS.get(metric, metric)} by policy: mean over seeds; "
+                f"{style.METRIC_LABELS.get(metric, metric)} by policy: mean over seeds; "
                 "whiskers span the lowest to the highest run.",
             )
         )

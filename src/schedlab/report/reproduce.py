@@ -1,9 +1,9 @@
 """Figures of the paper reproductions: ours next to the published values.
 
 A reproduction (`schedlab.experiments.reproduce`) only computes; `draw_figures` draws its
-figures from the data it carries (``Reproduction.figure_data``). Built like
-`report.figures` (a Figure made directly, saved with `figures.save`, so the same rows give
-the same bytes).
+figures from the data it carries (``Reproduction.figure_data``). Built like every figure
+(`report.style`: a Figure made directly, saved with `style.save`, so the same rows give the
+same bytes).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from schedlab.errors import ConfigError
 from schedlab.experiments.reproduce import dirac, hlw
 from schedlab.experiments.reproduce.common import Reproduction, change
 from schedlab.experiments.reproduce.published import DBF_TABLES, PPS_TABLES
-from schedlab.report.figures import _new_figure, save
+from schedlab.report.style import new_figure, save
 
 
 def draw_figures(paper: str, reproduction: Reproduction, out: Path) -> list[Path]:
@@ -35,7 +35,7 @@ def draw_figures(paper: str, reproduction: Reproduction, out: Path) -> list[Path
 def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Change of the priority jobs' mean wait, DBF vs CBF, per workload and case: ours and
     Table 1 of N'Takpé and Suter (ComPAS 2016), as grouped bars."""
-    fig, ax = _new_figure(7.0, 3.8)
+    fig, ax = new_figure(7.0, 3.8)
     labels, ours, paper = [], [], []
     for row in rows:
         labels.append(f"{row['workload']}\n({row['case']})")

@@ -1,7 +1,7 @@
 """The figures of one run: ``schedlab.plot(result)`` and ``schedlab run ... --plot FILE``.
 
 Four figures: utilization and queue length over time, the wait-time CDF and a Gantt chart
-of a window. Each is drawn by the function of ``figures`` that draws it in the sweep report
+of a window. Each is drawn by the function of ``drawing`` that draws it in the sweep report
 (``draw_timeseries``, ``draw_cdf``, ``draw_gantt``): one code path per figure.
 
 - The time series is the run's recorded one (``simulate(..., timeseries=True)``), else it
@@ -31,10 +31,11 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+import schedlab.report.drawing as drawing
+import schedlab.report.style as style
 from schedlab.errors import ConfigError
 from schedlab.metrics.occupancy import timeseries_from_jobs
 from schedlab.outputs import write_atomic
-from schedlab.report import figures
 from schedlab.report.html import CSS, _charts, _Figures, _fmt
 from schedlab.simulation import SimulationResult
 
@@ -53,7 +54,7 @@ __all__ = [
 
 PLOT_SUFFIXES = (".html", ".png", ".svg", ".pdf")
 FIGURES = ("utilization", "queue", "wait", "gantt")
-DEFAULT_SPAN = figures.GANTT_DEFAULT_SPAN  # seconds: the length of the default Gantt window
+DEFAULT_SPAN = drawing.GANTT_DEFAULT_SPAN  # seconds: the length of the default Gantt window
 MAX_JOBS = 400
 SHADE: dict[str, Any] = {"color": "#e8a33d", "alpha": 0.22, "linewidth": 0, "zorder": 0}
 
@@ -158,14 +159,15 @@ def _policy_name(result: SimulationResult) -> str:
 def _prepare(
     result: SimulationResult, window: tuple[float, float] | str | None, title: str | None
 ) -> _Run:
-    if not isinstance(result, SimulationResult):
-        raise ConfigError("result", type(result).__name__, "a SimulationResult (schedlab.simulate)")
+    if not isinstance(result, SimulationResult) or result.kind != "cluster":
+        shown = f"a {result.kind} run" if isinstance(result, SimulationResult) else result
+        raise ConfigError("result", shown, "a SimulationResult of one cluster (schedlab.simulate)")
     chosen = _window(window)
     recorded = result.timeseries_columns is not None
     series = result.timeseries_columns if recorded else timeseries_from_jobs(result.columns)
     assert series is not None
     if chosen is None:
-        busy = figures.series_of(series, "busy_procs", result.procs)
+        busy = drawing.series_of(series, "busy_procs", result.procs)
         assert busy is not None
         chosen = busiest_window(*busy)
     name = _policy_name(result)
@@ -180,14 +182,14 @@ def _prepare(
         heading=title or f"{name} on {source} ({result.procs:,} processors{load})",
         window=chosen,
         default_window=window is None,
-        style={"color": figures.policy_colors([name])[name], "linestyle": "-"},
+        style={"color": style.policy_colors([name])[name], "linestyle": "-"},
     )
 
 
 # -- the four figures --------------------------------------------------------------------
 
 
-def _shade(ax: Axes, unit: float | None, drawn: figures.GanttDrawn) -> None:
+def _shade(ax: Axes, unit: float | None, drawn: drawing.GanttDrawn) -> None:
     """Mark the Gantt window on a time axis."""
     if unit is not None:
         ax.axvspan(drawn.start / unit, drawn.end / unit, label="Gantt window", **SHADE)
@@ -196,37 +198,37 @@ def _shade(ax: Axes, unit: float | None, drawn: figures.GanttDrawn) -> None:
 def _smoothing(run: _Run) -> float:
     times = np.asarray(run.series["time"], dtype=np.float64)
     span = float(times[-1] - times[0]) if times.size else 0.0
-    return figures.utilization_window(span)
+    return drawing.utilization_window(span)
 
 
-def _draw_utilization(ax: Axes, run: _Run, drawn: figures.GanttDrawn) -> None:
+def _draw_utilization(ax: Axes, run: _Run, drawn: drawing.GanttDrawn) -> None:
     window = _smoothing(run)
-    series = figures.series_of(run.series, "utilization", run.procs)
+    series = drawing.series_of(run.series, "utilization", run.procs)
     assert series is not None
-    unit = figures.draw_timeseries(
+    unit = drawing.draw_timeseries(
         ax, [series], [run.name], [run.style], "utilization", window=window
     )
     ax.set_title(f"Utilization ({window / 3600:g} h moving mean)", fontsize=11)
     _shade(ax, unit, drawn)
 
 
-def _draw_queue(ax: Axes, run: _Run, drawn: figures.GanttDrawn) -> None:
-    series = figures.series_of(run.series, "queued", run.procs)
+def _draw_queue(ax: Axes, run: _Run, drawn: drawing.GanttDrawn) -> None:
+    series = drawing.series_of(run.series, "queued", run.procs)
     assert series is not None
-    unit = figures.draw_timeseries(ax, [series], [run.name], [run.style], "queued")
+    unit = drawing.draw_timeseries(ax, [series], [run.name], [run.style], "queued")
     ax.set_title("Queue length (jobs waiting to start)", fontsize=11)
     _shade(ax, unit, drawn)
 
 
 def _draw_wait(ax: Axes, run: _Run) -> None:
-    waits = figures.job_values(run.jobs, "wait_time")
-    figures.draw_cdf(ax, [waits], [run.name], [run.style], "wait_time", title="CDF of wait time")
+    waits = drawing.job_values(run.jobs, "wait_time")
+    drawing.draw_cdf(ax, [waits], [run.name], [run.style], "wait_time", title="CDF of wait time")
 
 
-def _draw_gantt(ax: Axes, run: _Run, max_jobs: int) -> figures.GanttDrawn:
+def _draw_gantt(ax: Axes, run: _Run, max_jobs: int) -> drawing.GanttDrawn:
     start, end = run.window
     which = "busiest" if run.default_window else "chosen"
-    return figures.draw_gantt(
+    return drawing.draw_gantt(
         ax,
         run.jobs,
         run.procs,
@@ -240,7 +242,7 @@ def _draw_gantt(ax: Axes, run: _Run, max_jobs: int) -> figures.GanttDrawn:
 _SIZES = {"utilization": (6.4, 3.6), "queue": (6.4, 3.6), "wait": (6.4, 4.0), "gantt": (10.0, 4.8)}
 
 
-def _draw_all(axes: Mapping[str, Axes], run: _Run, max_jobs: int) -> figures.GanttDrawn:
+def _draw_all(axes: Mapping[str, Axes], run: _Run, max_jobs: int) -> drawing.GanttDrawn:
     """The four drawings on their axes; the Gantt first, so the others shade its window."""
     if max_jobs < 1:
         raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
@@ -256,13 +258,13 @@ def _figures(
     window: tuple[float, float] | str | None,
     max_jobs: int,
     title: str | None,
-) -> tuple[dict[str, Figure], _Run, figures.GanttDrawn]:
+) -> tuple[dict[str, Figure], _Run, drawing.GanttDrawn]:
     run = _prepare(result, window, title)
     out = {}
     for name in FIGURES:
         fig = Figure(figsize=_SIZES[name], layout="constrained")
         out[name] = fig
-    axes = {name: figures.style_axes(fig.add_subplot()) for name, fig in out.items()}
+    axes = {name: style.style_axes(fig.add_subplot()) for name, fig in out.items()}
     drawn = _draw_all(axes, run, max_jobs)
     return out, run, drawn
 
@@ -296,7 +298,7 @@ def panels(
         width_ratios=[1.5, 1.0],
     )
     for ax in axes.values():
-        figures.style_axes(ax)
+        style.style_axes(ax)
     _draw_all(axes, run, max_jobs)
     fig.suptitle(run.heading, fontsize=13)
     return fig
@@ -311,7 +313,7 @@ def _seconds(value: float) -> str:
     return f"{text} (day {value / 86400:.2f})" if abs(value) >= 86400 else text
 
 
-def _captions(run: _Run, drawn: figures.GanttDrawn, max_jobs: int) -> dict[str, str]:
+def _captions(run: _Run, drawn: drawing.GanttDrawn, max_jobs: int) -> dict[str, str]:
     source = "recorded during the run" if run.recorded else "rebuilt from the per-job table"
     window = (
         f"the busiest {DEFAULT_SPAN / 86400:g} days of the run (highest mean utilization)"
@@ -323,7 +325,7 @@ def _captions(run: _Run, drawn: figures.GanttDrawn, max_jobs: int) -> dict[str, 
         if drawn.shortened
         else ""
     )
-    waits = figures.job_values(run.jobs, "wait_time")
+    waits = drawing.job_values(run.jobs, "wait_time")
     quantiles = (
         "median {:,.0f} s, 90th percentile {:,.0f} s, ".format(*np.quantile(waits, [0.5, 0.9]))
         if waits.size
@@ -368,7 +370,7 @@ def render_html(
         ("processors", _fmt(run.procs)),
         ("load factor", _fmt(result.load_factor)),
         ("kill on overrun", _fmt(result.kill_on_overrun)),
-        *((figures.METRIC_LABELS.get(k, k.replace("_", " ")), _fmt(v)) for k, v in summary.items()),
+        *((style.METRIC_LABELS.get(k, k.replace("_", " ")), _fmt(v)) for k, v in summary.items()),
         ("Gantt window", f"{_seconds(drawn.start)} to {_seconds(drawn.end)}"),
     ]
     numbers = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
@@ -440,5 +442,5 @@ def plot(
         text = render_html(result, window=window, max_jobs=max_jobs, title=title)
         write_atomic(target, text.encode("utf-8"))
     else:
-        figures.save(panels(result, window=window, max_jobs=max_jobs, title=title), target)
+        style.save(panels(result, window=window, max_jobs=max_jobs, title=title), target)
     return target

@@ -26,7 +26,7 @@ import numpy as np
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.platform import Profile, split_due, warn_once_if_python_profile
-from schedlab.schedulers.registry import register_policy
+from schedlab.schedulers.registry import ParamsPolicy, register_policy
 
 _NAN = float("nan")
 _INF = float("inf")
@@ -40,15 +40,12 @@ class ConservativeParams:
 
 
 @register_policy
-class ConservativeBackfilling:
+class ConservativeBackfilling(ParamsPolicy[ConservativeParams]):
     """Conservative backfilling: a reservation for every job, compressed on early ends."""
 
     name: ClassVar[str] = "conservative"
     preempts: ClassVar[bool] = False  # never suspends a job: sweeps rebuild its time series
     Params: ClassVar[type] = ConservativeParams
-
-    def __init__(self, params: ConservativeParams | None = None) -> None:
-        self.params = params or ConservativeParams()
 
     def setup(self, view: ClusterView) -> None:
         self._view = view

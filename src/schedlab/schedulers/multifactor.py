@@ -38,7 +38,7 @@ from typing import ClassVar
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.platform import Profile
-from schedlab.schedulers.registry import register_policy
+from schedlab.schedulers.registry import ParamsPolicy, register_policy
 from schedlab.validators import check_number, check_seconds
 
 _DAY = 86400.0
@@ -78,15 +78,12 @@ class MultifactorParams:
 
 
 @register_policy
-class MultifactorPriority:
+class MultifactorPriority(ParamsPolicy[MultifactorParams]):
     """Slurm-like multifactor priority (age, size, fair share with decay) over EASY."""
 
     name: ClassVar[str] = "multifactor"
     preempts: ClassVar[bool] = False  # never suspends a job: sweeps rebuild its time series
     Params: ClassVar[type] = MultifactorParams
-
-    def __init__(self, params: MultifactorParams | None = None) -> None:
-        self.params = params or MultifactorParams()
 
     def setup(self, view: ClusterView) -> None:
         self._view = view

@@ -8,13 +8,14 @@ policies, plug-ins and tests import.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
 from schedlab.engine.protocol import Policy
 from schedlab.registry import Registry, check_param, make_params, param_types
 
 __all__ = [
     "POLICIES",
+    "ParamsPolicy",
     "available_policies",
     "check_param",
     "make_params",
@@ -31,6 +32,19 @@ POLICIES = Registry("policy", "schedlab.policies")
 register_policy = POLICIES.register  # class decorator: available under ``cls.name``
 available_policies = POLICIES.available  # every name, sorted
 policy_class = POLICIES.get  # the class of a name; ConfigError listing the names otherwise
+
+
+P = TypeVar("P")
+
+
+class ParamsPolicy(Generic[P]):
+    """A policy built from its ``Params`` dataclass: ``cls(params)`` (the registry's way) or
+    ``cls()`` for the defaults; a subclass that only changes ``Params`` changes the defaults."""
+
+    Params: ClassVar[type]
+
+    def __init__(self, params: P | None = None) -> None:
+        self.params: P = params or self.Params()
 
 
 def make_policy(name: str, **params: Any) -> Policy:

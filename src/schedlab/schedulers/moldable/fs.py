@@ -56,7 +56,7 @@ from typing import ClassVar, Literal
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError
-from schedlab.schedulers.registry import register_policy
+from schedlab.schedulers.registry import ParamsPolicy, register_policy
 from schedlab.validators import check_number
 
 __all__ = [
@@ -135,14 +135,11 @@ class FairShare05mPXParams(FsParams):
 
 
 @register_policy
-class FairShare:
+class FairShare(ParamsPolicy[FsParams]):
     """FS: fair-share allocation, longest first list scheduling (Lanore and Klein; SPEC 7)."""
 
     name: ClassVar[str] = "fs"
     Params: ClassVar[type] = FsParams
-
-    def __init__(self, params: FsParams | None = None) -> None:
-        self.params: FsParams = params or self.Params()
 
     def setup(self, view: ClusterView) -> None:
         self._view = view

@@ -45,7 +45,7 @@ from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import PolicyError
 from schedlab.platform import Profile
-from schedlab.schedulers.registry import register_policy
+from schedlab.schedulers.registry import ParamsPolicy, register_policy
 from schedlab.validators import check_int
 
 __all__ = [
@@ -73,14 +73,11 @@ class RandParams:
 
 
 @register_policy
-class RandomReference:
+class RandomReference(ParamsPolicy[RandParams]):
     """rand: a random node count per task, reserved at its earliest start (SPEC 7)."""
 
     name: ClassVar[str] = "rand"
     Params: ClassVar[type] = RandParams
-
-    def __init__(self, params: RandParams | None = None) -> None:
-        self.params: RandParams = params or RandParams()
 
     def setup(self, view: ClusterView) -> None:
         self._view = view
@@ -171,14 +168,11 @@ class RefNParams(SlotParams):
 
 
 @register_policy
-class Ref4:
+class Ref4(ParamsPolicy[SlotParams]):
     """Ref4: HLW's parallel loop, one tau0 chain per slot of floor(N/4) nodes (SPEC 7)."""
 
     name: ClassVar[str] = "ref4"
     Params: ClassVar[type] = SlotParams
-
-    def __init__(self, params: SlotParams | None = None) -> None:
-        self.params: SlotParams = params or self.Params()
 
     def setup(self, view: ClusterView) -> None:
         n_procs = view.total_procs

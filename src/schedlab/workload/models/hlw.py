@@ -40,6 +40,8 @@ Encoding (one SWF job per task; docs/model.md, "HLW model"):
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from schedlab.validators import check_int, check_number, check_seed
@@ -71,22 +73,15 @@ def _real(
     )
 
 
-def check_hlw_params(
-    n: object,
-    nodes: object,
-    pi: object = 0.99,
-    seed: object = 0,
-    w1: object = 1.0,
-    w2: object = 15.0,
-    p: object = 0.33,
-    opt_min: object = 1,
-    opt_max: object = 60,
-) -> None:
+def check_hlw_params(*args: object, **kwargs: object) -> None:
     """Raise ConfigError naming the first parameter of `generate_hlw` out of its range.
 
-    Nothing is drawn: a model spec is checked with this when it is read.
+    It takes `generate_hlw`'s parameters with their defaults (its signature, so that they
+    are written once). Nothing is drawn: a model spec is checked with this when it is read.
     """
-    _checked(n, nodes, pi, seed, w1, w2, p, opt_min, opt_max)
+    bound = _GENERATE.bind(*args, **kwargs)
+    bound.apply_defaults()
+    _checked(**bound.arguments)
 
 
 def _checked(
@@ -193,6 +188,12 @@ def generate_hlw(
         source=spec,
         attributes={"parallel_fraction": np.full(total, fraction)},
     )
+
+
+# check_hlw_params binds its arguments to generate_hlw's signature and shows it (help, inspect)
+_GENERATE = inspect.signature(generate_hlw)
+_CHECK = _GENERATE.replace(return_annotation=None)
+check_hlw_params.__signature__ = _CHECK  # type: ignore[attr-defined]
 
 
 def _spec(

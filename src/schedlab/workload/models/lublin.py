@@ -172,74 +172,38 @@ class LublinParams:
         return _daily_weights(self.a_num, self.b_num).copy()
 
 
-# Batch jobs (SWF queue 1).
-BATCH = LublinParams(
-    name="batch",
-    serial_prob=0.2927,
-    pow2_prob=0.6686,
-    u_low=1.2,
-    u_med_below=2.0,  # published u_med 5 with u_hi 7 (128 nodes)
-    u_hi_below=0.0,
-    u_prob=0.875,
-    a1=6.57,
-    b1=0.823,
-    a2=639.1,
-    b2=0.0156,
-    pa=-0.003,
-    pb=0.6986,
-    a_arr=6.0415,
-    b_arr=0.8531,
-    arar=1.0519,
-    a_num=6.1271,
-    b_num=5.2740,
-    queue=_QUEUE_BATCH,
-)
+# The published sets, one row per field: (batch, interactive, all). Batch jobs go to SWF
+# queue 1, interactive ones to queue 0; "all" was fitted without the distinction (untyped).
+# u_med_below: the published u_med is 5, 3 and 4.5 with u_hi 7, 5.5 and 7 (128 nodes, log2 7).
+_PUBLISHED: dict[str, tuple[float, float, float]] = {
+    "serial_prob": (0.2927, 0.1541, 0.244),
+    "pow2_prob": (0.6686, 0.625, 0.576),
+    "u_low": (1.2, 1.0, 0.8),
+    "u_med_below": (2.0, 4.0, 2.5),
+    "u_hi_below": (0.0, 1.5, 0.0),
+    "u_prob": (0.875, 0.705, 0.86),
+    "a1": (6.57, 3.8351, 4.2),
+    "b1": (0.823, 0.6605, 0.94),
+    "a2": (639.1, 7.073, 312.0),
+    "b2": (0.0156, 0.6856, 0.03),
+    "pa": (-0.003, -0.0118, -0.0054),
+    "pb": (0.6986, 0.9156, 0.78),
+    "a_arr": (6.0415, 6.5510, 10.2303),
+    "b_arr": (0.8531, 0.6621, 0.4871),
+    "arar": (1.0519, 0.9797, 1.0225),
+    "a_num": (6.1271, 8.9186, 8.1737),
+    "b_num": (5.2740, 3.6680, 3.9631),
+}
 
-# Interactive jobs (SWF queue 0).
-INTERACTIVE = LublinParams(
-    name="interactive",
-    serial_prob=0.1541,
-    pow2_prob=0.625,
-    u_low=1.0,
-    u_med_below=4.0,  # published u_med 3 with u_hi 5.5 on 128 nodes (log2 = 7)
-    u_hi_below=1.5,
-    u_prob=0.705,
-    a1=3.8351,
-    b1=0.6605,
-    a2=7.073,
-    b2=0.6856,
-    pa=-0.0118,
-    pb=0.9156,
-    a_arr=6.5510,
-    b_arr=0.6621,
-    arar=0.9797,
-    a_num=8.9186,
-    b_num=3.6680,
-    queue=_QUEUE_INTERACTIVE,
-)
 
-# All jobs, fitted without the batch/interactive distinction.
-ALL = LublinParams(
-    name="all",
-    serial_prob=0.244,
-    pow2_prob=0.576,
-    u_low=0.8,
-    u_med_below=2.5,  # published u_med 4.5 with u_hi 7 (128 nodes)
-    u_hi_below=0.0,
-    u_prob=0.86,
-    a1=4.2,
-    b1=0.94,
-    a2=312.0,
-    b2=0.03,
-    pa=-0.0054,
-    pb=0.78,
-    a_arr=10.2303,
-    b_arr=0.4871,
-    arar=1.0225,
-    a_num=8.1737,
-    b_num=3.9631,
-    queue=_QUEUE_UNTYPED,
-)
+def _published(name: str, queue: int, column: int) -> LublinParams:
+    """The set in column ``column`` of `_PUBLISHED`."""
+    return LublinParams(name=name, queue=queue, **{f: row[column] for f, row in _PUBLISHED.items()})
+
+
+BATCH = _published("batch", _QUEUE_BATCH, 0)
+INTERACTIVE = _published("interactive", _QUEUE_INTERACTIVE, 1)
+ALL = _published("all", _QUEUE_UNTYPED, 2)
 
 PARAMETER_SETS: dict[str, LublinParams] = {p.name: p for p in (BATCH, INTERACTIVE, ALL)}
 
