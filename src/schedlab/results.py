@@ -282,9 +282,9 @@ class Result:
     def summary(self, warmup: int | str | None = None) -> dict[str, Any]:
         """The run's metrics (module docstring); ``wall_time`` = seconds the simulation took.
 
-        ``warmup`` (cluster runs): leave the first jobs (in submit order) out of the metrics,
-        ``N`` jobs or ``"X%"`` of them; they are still simulated, so the rest sees a machine
-        already busy. ``jobs`` then counts the measured jobs only.
+        ``warmup``: leave the first jobs (in submit order) out of the metrics, ``N`` jobs or
+        ``"X%"`` of them (None: the run's own); they are still simulated, so the rest sees a
+        machine already busy. ``jobs`` then counts the measured jobs only.
         """
         if self.kind == "cluster":
             skipped = self.workload.total_skipped if isinstance(self.workload, Workload) else 0
@@ -294,7 +294,7 @@ class Result:
         if self.kind == "tdcs":
             assert isinstance(self.workload, TdcsWorkload)
             return tdcs_summary(
-                self.columns,
+                self.measured(warmup),
                 configuration=self.configuration or self.policy,
                 preemption=self.preemption,
                 early_end_share=self.workload.early_share(),
@@ -304,19 +304,19 @@ class Result:
         counters = dict(self.counters)
         counters.setdefault("pilots", self.raw.spawned if isinstance(self.raw, KernelRun) else 0)
         return grid_summary(
-            self.columns, procs=self.procs, counters=counters, wall_time=self.wall_time
+            self.measured(warmup), procs=self.procs, counters=counters, wall_time=self.wall_time
         )
 
     def by(self, key: str, warmup: int | str | None = None) -> pd.DataFrame:
-        """The metrics per value of column ``key``: any column of a cluster run (``user``,
-        ``queue``...; ``warmup`` as in `summary`); site, org or stream for a grid run (the
-        grid metrics); also priority, origin and cluster for a TDCS run."""
+        """The metrics per value of column ``key`` (``warmup`` as in `summary`): any column of
+        a cluster run (``user``, ``queue``...); site, org or stream for a grid run (the grid
+        metrics); also priority, origin and cluster for a TDCS run."""
         if self.kind == "cluster":
             jobs = self.jobs
             cut = warmup_jobs(self.warmup if warmup is None else warmup, len(jobs))
             return per_class(jobs.iloc[cut:], key, procs=self.procs)
         keys = TDCS_GROUP_KEYS if self.kind == "tdcs" else GROUP_KEYS
-        return grid_by(self.columns, key, keys)
+        return grid_by(self.measured(warmup), key, keys)
 
     def classes(self) -> dict[str, np.ndarray]:
         """A TDCS run's priority classes (high, low, background) as masks over the jobs."""

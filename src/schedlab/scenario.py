@@ -120,6 +120,8 @@ def run(scenario: Scenario) -> Result:
     """Simulate ``scenario`` (module docstring); every input is checked before any work."""
     if scenario.options.engine not in ENGINES:
         raise ConfigError("engine", scenario.options.engine, ENGINES)
+    if scenario.platform is not None and scenario.options.engine == "inlined":
+        raise ConfigError("engine", "inlined", "general or auto: a platform runs on the kernel")
     if scenario.platform is None:
         return _run_cluster(scenario)
     return _run_platform(scenario)

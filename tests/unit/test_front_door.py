@@ -179,3 +179,28 @@ def test_a_platform_stream_is_checked_where_it_is_read(tmp_path: Path) -> None:
     bad.write_text(bad.read_text().replace('"tdcs"\nhourz = 3', '"lcg"'))
     with pytest.raises(ConfigError, match="grid, tdcs"):
         load_platform_source(str(bad))
+
+
+def test_a_warm_up_cut_applies_to_every_kind_of_run() -> None:
+    """RunOptions.warmup is the default of summary() and by(); a platform run counts only
+    the jobs after the cut too, and runs on the kernel whatever the options say."""
+    plat = load_platform_source("builtin:dirac")
+    stream = platform_stream(plat, {"meta_jobs": 60, "local_jobs": 20}, seed=3)
+    whole = run(Scenario(workload=stream, platform=plat, meta="push"))
+    cut = run(
+        Scenario(workload=stream, platform=plat, meta="push", options=RunOptions(warmup=30))
+    )
+    assert whole.summary()["jobs"] == len(stream) and cut.summary()["jobs"] == len(stream) - 30
+    pd.testing.assert_frame_equal(whole.jobs, cut.jobs)  # the cut is in the metrics only
+    assert cut.summary() == {**whole.summary(warmup=30), "wall_time": cut.wall_time}
+    assert int(cut.by("stream")["jobs"].sum()) == len(stream) - 30
+    with pytest.raises(ConfigError, match="kernel"):
+        run(
+            Scenario(
+                workload=stream, platform=plat, meta="push", options=RunOptions(engine="inlined")
+            )
+        )
+    cluster = run(
+        Scenario(workload="lublin:jobs=200,procs=32,seed=1", options=RunOptions(warmup=50))
+    )
+    assert cluster.summary()["jobs"] == 150 and len(cluster.jobs) == 200
