@@ -21,37 +21,9 @@ and returning `Dispatch`, `Send`, `Spawn`, `RunIn`, `End`, `WakeAt`. Both regist
 (`register_policy`, `register_meta_scheduler`, or entry points).
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.actors import (
-    Actor,
-    BaseActor,
-    JobEvent,
-    PlatformView,
-    PoolState,
-    Selective,
-)
-from schedlab.engine.decisions import (
-    Dispatch,
-    End,
-    Evict,
-    Kill,
-    RunIn,
-    Send,
-    Spawn,
-    Start,
-    Suspend,
-    WakeAt,
-)
-from schedlab.engine.protocol import (
-    AddsColumns,
-    Clairvoyant,
-    ClusterView,
-    HearsEnds,
-    Policy,
-    PolicyHooks,
-    policy_hooks,
-)
 from schedlab.errors import (
     ConfigError,
     InvariantError,
@@ -60,27 +32,109 @@ from schedlab.errors import (
     SchedlabError,
     WorkloadError,
 )
-from schedlab.grid.context import GridContext
-from schedlab.grid.platforms import load_platform
-from schedlab.grid.registry import (
-    BaseMetaScheduler,
-    MetaScheduler,
-    available_meta_schedulers,
-    make_meta_scheduler,
-    register_meta_scheduler,
-)
-from schedlab.results import Result
-from schedlab.scenario import RunOptions, Scenario, run
-from schedlab.schedulers import available_policies, make_policy, register_policy
-from schedlab.simulation import SimulationResult, run_grid, run_tdcs, simulate
 from schedlab.version import __version__
-from schedlab.workload.job import Workload
-from schedlab.workload.load import load_workload, parse_model_spec
-from schedlab.workload.models.lublin import generate_lublin
-from schedlab.workload.swf import read_swf, write_swf
 
 if TYPE_CHECKING:
+    from schedlab.engine.actors import (
+        Actor,
+        BaseActor,
+        JobEvent,
+        PlatformView,
+        PoolState,
+        Selective,
+    )
+    from schedlab.engine.decisions import (
+        Dispatch,
+        End,
+        Evict,
+        Kill,
+        RunIn,
+        Send,
+        Spawn,
+        Start,
+        Suspend,
+        WakeAt,
+    )
+    from schedlab.engine.protocol import (
+        AddsColumns,
+        Clairvoyant,
+        ClusterView,
+        HearsEnds,
+        Policy,
+        PolicyHooks,
+        policy_hooks,
+    )
+    from schedlab.grid.context import GridContext
+    from schedlab.grid.platforms import load_platform
+    from schedlab.grid.registry import (
+        BaseMetaScheduler,
+        MetaScheduler,
+        available_meta_schedulers,
+        make_meta_scheduler,
+        register_meta_scheduler,
+    )
     from schedlab.report.single import plot
+    from schedlab.results import Result
+    from schedlab.scenario import RunOptions, Scenario, run
+    from schedlab.schedulers import available_policies, make_policy, register_policy
+    from schedlab.simulation import SimulationResult, run_grid, run_tdcs, simulate
+    from schedlab.workload.job import Workload
+    from schedlab.workload.load import load_workload, parse_model_spec
+    from schedlab.workload.models.lublin import generate_lublin
+    from schedlab.workload.swf import read_swf, write_swf
+
+# name -> the module that defines it: imported on first use, so that `import schedlab` (and
+# every `schedlab` command, which imports the package first) pays only for what it uses
+_LAZY: dict[str, str] = {
+    "Actor": "schedlab.engine.actors",
+    "AddsColumns": "schedlab.engine.protocol",
+    "BaseActor": "schedlab.engine.actors",
+    "BaseMetaScheduler": "schedlab.grid.registry",
+    "Clairvoyant": "schedlab.engine.protocol",
+    "ClusterView": "schedlab.engine.protocol",
+    "Dispatch": "schedlab.engine.decisions",
+    "End": "schedlab.engine.decisions",
+    "Evict": "schedlab.engine.decisions",
+    "GridContext": "schedlab.grid.context",
+    "HearsEnds": "schedlab.engine.protocol",
+    "JobEvent": "schedlab.engine.actors",
+    "Kill": "schedlab.engine.decisions",
+    "MetaScheduler": "schedlab.grid.registry",
+    "PlatformView": "schedlab.engine.actors",
+    "Policy": "schedlab.engine.protocol",
+    "PolicyHooks": "schedlab.engine.protocol",
+    "PoolState": "schedlab.engine.actors",
+    "Result": "schedlab.results",
+    "RunIn": "schedlab.engine.decisions",
+    "RunOptions": "schedlab.scenario",
+    "Scenario": "schedlab.scenario",
+    "Selective": "schedlab.engine.actors",
+    "Send": "schedlab.engine.decisions",
+    "SimulationResult": "schedlab.simulation",
+    "Spawn": "schedlab.engine.decisions",
+    "Start": "schedlab.engine.decisions",
+    "Suspend": "schedlab.engine.decisions",
+    "WakeAt": "schedlab.engine.decisions",
+    "Workload": "schedlab.workload.job",
+    "available_meta_schedulers": "schedlab.grid.registry",
+    "available_policies": "schedlab.schedulers",
+    "generate_lublin": "schedlab.workload.models.lublin",
+    "load_platform": "schedlab.grid.platforms",
+    "load_workload": "schedlab.workload.load",
+    "make_meta_scheduler": "schedlab.grid.registry",
+    "make_policy": "schedlab.schedulers",
+    "parse_model_spec": "schedlab.workload.load",
+    "policy_hooks": "schedlab.engine.protocol",
+    "read_swf": "schedlab.workload.swf",
+    "register_meta_scheduler": "schedlab.grid.registry",
+    "register_policy": "schedlab.schedulers",
+    "run": "schedlab.scenario",
+    "run_grid": "schedlab.simulation",
+    "run_tdcs": "schedlab.simulation",
+    "simulate": "schedlab.simulation",
+    "write_swf": "schedlab.workload.swf",
+    "plot": "schedlab.report.single",
+}
 
 __all__ = [
     "Actor",
@@ -142,10 +196,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``schedlab.plot``, imported on first use: plotting (matplotlib) is heavy and
-    confined to ``schedlab.report``."""
-    if name == "plot":
-        from schedlab.report.single import plot
+    """The public names, imported on first use (`_LAZY`): plotting (matplotlib), the grid
+    and the engine are heavy, and a command needs only some of them."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'schedlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return plot
-    raise AttributeError(f"module 'schedlab' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(__all__) | set(globals()))
