@@ -434,6 +434,8 @@ def _run_platform(s: Scenario) -> Result:
     workload.check_platform(platform)
     if isinstance(s.meta, str):
         name, instance = s.meta, make_meta_scheduler(s.meta, **s.meta_params)
+    elif s.meta_params:
+        raise ConfigError("meta_params", sorted(s.meta_params), "none with an instance")
     else:
         name, instance = str(getattr(s.meta, "name", "?")), s.meta
     specs = platform.pool_specs()
