@@ -73,7 +73,8 @@ def grid_run(
         str,
         typer.Option(
             help="Meta-scheduler: push, push_random, push_round_robin, static, "
-            "pilot_simple, pilot_filling (see `schedlab grid meta`)."
+            "pilot_simple, pilot_filling, direct, or a dispatcher of Baranov and Tikhomirov: "
+            "tdcs, round_robin, least_loaded, random (see `schedlab grid meta`)."
         ),  # fmt: skip
     ] = "push",
     refresh: Annotated[
