@@ -31,7 +31,7 @@ from schedlab.engine.durations import RIGID, Amdahl, SpeedupModel
 from schedlab.engine.fastpath import RawRun, Simulator
 from schedlab.engine.jobs import JobSpecs, KernelRun
 from schedlab.engine.kernel import Kernel
-from schedlab.engine.protocol import Policy, policy_hooks
+from schedlab.engine.protocol import Policy, PolicyHooks, policy_hooks
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.grid.context import GridContext
 from schedlab.grid.platforms import check_policies
@@ -234,9 +234,9 @@ def _run_cluster(s: Scenario) -> Result:
     series = TimeSeriesObserver() if opts.timeseries else None
     observers: list[Any] = [series] if series is not None else []
     if general or opts.engine == "general":
-        raw, extra = _kernel_cluster(s, workload, instance, models, deps, observers)
+        raw, extra = _kernel_cluster(s, workload, instance, hooks, models, deps, observers)
     else:
-        raw, extra = _fast_cluster(s, workload, instance, observers)
+        raw, extra = _fast_cluster(s, workload, instance, hooks, observers)
     return Result(
         kind="cluster",
         workload=workload,
@@ -254,13 +254,12 @@ def _run_cluster(s: Scenario) -> Result:
     )
 
 
-def _policy_columns(instance: Policy) -> dict[str, np.ndarray]:
-    columns = policy_hooks(instance).job_columns
-    return columns() if columns is not None else {}
+def _policy_columns(hooks: PolicyHooks) -> dict[str, np.ndarray]:
+    return hooks.job_columns() if hooks.job_columns is not None else {}
 
 
 def _fast_cluster(
-    s: Scenario, workload: Workload, instance: Policy, observers: list[Any]
+    s: Scenario, workload: Workload, instance: Policy, hooks: PolicyHooks, observers: list[Any]
 ) -> tuple[RawRun, dict[str, np.ndarray]]:
     """The fast path (engine.fastpath): rigid jobs, no dependants."""
     checker = None
@@ -286,13 +285,14 @@ def _fast_cluster(
     raw = sim.run()
     if checker is not None:
         checker.audit(sim, raw)
-    return raw, _policy_columns(instance)
+    return raw, _policy_columns(hooks)
 
 
 def _kernel_cluster(
     s: Scenario,
     workload: Workload,
     instance: Policy,
+    hooks: PolicyHooks,
     models: list[SpeedupModel] | None,
     deps: Dependencies,
     observers: list[Any],
@@ -310,7 +310,7 @@ def _kernel_cluster(
         speedup=models,
         attributes={k: v.tolist() for k, v in workload.attributes.items()},
     )
-    prepare = policy_hooks(instance).prepare
+    prepare = hooks.prepare
     if prepare is not None:  # a clairvoyant policy plans on the realised instance (CPA)
         prepare(specs, workload.max_procs)
     checker = KernelChecker() if s.options.check else None
@@ -326,7 +326,7 @@ def _kernel_cluster(
     if checker is not None:
         checker.audit(kernel)
     raw = raw_run_of(run_)
-    extra = _to_global(_policy_columns(instance), kernel.pools[0].gids, len(workload))
+    extra = _to_global(_policy_columns(hooks), kernel.pools[0].gids, len(workload))
     if models is not None:
         # the least area of each job (processor-seconds): a moldable job's is its work (its
         # sequential time), a rigid job's its size times its time (metrics.moldable_metrics)

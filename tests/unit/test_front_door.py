@@ -187,9 +187,7 @@ def test_a_warm_up_cut_applies_to_every_kind_of_run() -> None:
     plat = load_platform_source("builtin:dirac")
     stream = platform_stream(plat, {"meta_jobs": 60, "local_jobs": 20}, seed=3)
     whole = run(Scenario(workload=stream, platform=plat, meta="push"))
-    cut = run(
-        Scenario(workload=stream, platform=plat, meta="push", options=RunOptions(warmup=30))
-    )
+    cut = run(Scenario(workload=stream, platform=plat, meta="push", options=RunOptions(warmup=30)))
     assert whole.summary()["jobs"] == len(stream) and cut.summary()["jobs"] == len(stream) - 30
     pd.testing.assert_frame_equal(whole.jobs, cut.jobs)  # the cut is in the metrics only
     assert cut.summary() == {**whole.summary(warmup=30), "wall_time": cut.wall_time}

@@ -357,3 +357,31 @@ def test_a_spawned_job_has_every_column_a_root_has() -> None:
     assert table.user[pilot] == -1 and table.parent[pilot] == -1 and table.work[pilot] == np.inf
     assert run.host.tolist() == [pilot, pilot, -1]
     assert run.finished_at[pilot] >= max(run.finished_at[:2])
+
+
+def test_every_event_goes_on_the_heap_at_the_rank_of_its_kind(monkeypatch: Any) -> None:
+    """The callers of `KernelCore.push` pass each event's rank themselves (the hot path
+    looks nothing up): over runs that make every kind of event (ends and node releases,
+    releases of dependants, arrivals and admissions, messages, wake-ups of pools and
+    actors), each one's rank is the one `engine.events.RANK` writes for its kind."""
+    from schedlab.engine.core import KernelCore
+    from schedlab.engine.events import RANK, EventKind
+    from schedlab.grid.platforms import load_platform_source
+    from schedlab.workload.streams import platform_stream
+
+    seen: set[tuple[int, int]] = set()
+    push = KernelCore.push
+
+    def recording(self: Any, t: float, rank: int, order: int, kind: int, *args: Any) -> None:
+        seen.add((kind, rank))
+        push(self, t, rank, order, kind, *args)
+
+    monkeypatch.setattr(KernelCore, "push", recording)
+    dirac = load_platform_source("builtin:dirac")  # mu_rec, mu_env, messages, pilots
+    stream = platform_stream(dirac, {"meta_jobs": 40, "local_jobs": 10}, seed=1)
+    for meta in ("static", "pilot_filling", "push"):
+        schedlab.run_grid(dirac, stream, meta, seed=1)
+    schedlab.simulate("hlw:n=4,nodes=8,seed=1", "fs0.5mpx")  # dependants
+    schedlab.simulate("lublin:jobs=200,procs=32,seed=1", "conservative", engine="general")
+    assert {EventKind(kind) for kind, _ in seen} == set(EventKind)
+    assert all(RANK[EventKind(kind)] == rank for kind, rank in seen)

@@ -100,3 +100,13 @@ def test_runs_hold_the_invariants(plat, name: str) -> None:  # type: ignore[no-u
         assert s["preemptions"] == 0 and s["lost_work"] == 0
     else:
         assert s["preemptions"] > 0
+
+
+def test_every_number_of_the_summary_can_be_tabled(plat) -> None:  # type: ignore[no-untyped-def]
+    """`schedlab results` takes any summary key (`all_summary_keys`): every number a TDCS
+    summary gives is one."""
+    from schedlab.metrics.summary import all_summary_keys
+
+    summary = run_tdcs(plat, generate_tdcs(plat, hours=2, seed=1), "tdcs", seed=1).summary()
+    numbers = {k for k, v in summary.items() if not isinstance(v, str)}
+    assert numbers <= set(all_summary_keys())

@@ -117,13 +117,13 @@ class KernelCore:
         """Per-job attributes by global id (spawned jobs: NaN), for actors."""
         return self.jobs.attributes
 
-    # -- the loop -----------------------------------------------------------------------
     # -- bookkeeping helpers ------------------------------------------------------------
     def push(
         self, t: float, rank: int, order: int, kind: int, a: Any = None, b: Any = None
     ) -> None:
-        """An event of ``kind`` (an `EventKind`) at ``t``: ``rank`` (its `Rank`, `RANK`) and
-        ``order`` place it among those of its instant (`engine.events`)."""
+        """An event of ``kind`` (an `EventKind`) at ``t``: ``rank`` (``RANK[kind]``, passed
+        by the caller: the hot path looks nothing up) and ``order`` place it among those of
+        its instant (`engine.events`)."""
         self._seq += 1
         heappush(self._heap, (t, rank, order, self._seq, kind, a, b))
 

@@ -144,15 +144,13 @@ def grid_workload_of(
 def load_grid_run(
     run: RunConfig, base_dir: str | os.PathLike[str]
 ) -> tuple[Platform, GridWorkload | TdcsWorkload]:
-    """(`Platform`, stream) of platform run ``run`` (no per-worker caches)."""
+    """(`Platform`, stream) of platform run ``run``, its files read through the caches."""
     if run.platform is None:
         raise ConfigError("run platform", None, "a grid run (one with a platform)")
-    platform = load_platform_source(resolve_platform(run.platform, base_dir))
+    platform = _platform(resolve_platform(run.platform, base_dir))
     trace = None
     if run.generator is None:
-        from schedlab.workload.importers import read_trace
-
-        trace = read_trace(resolve_workload(run.workload, base_dir))
+        trace = _read_trace(resolve_workload(run.workload, base_dir), None)
     return platform, grid_workload_of(run, platform, trace)
 
 
@@ -179,15 +177,12 @@ def scenario_of(run: RunConfig, base_dir: str | None = None, label: str | None =
             kill_on_overrun=run.kill_on_overrun,
             options=RunOptions(timeseries=records_timeseries(run.policy)),
         )
-    platform = _platform(resolve_platform(run.platform, base_dir or "."))
-    trace = None
-    if run.generator is None:
-        trace = _read_trace(resolve_workload(run.workload, base_dir or "."), None)
+    platform, stream = load_grid_run(run, base_dir or ".")
     queue_policy = None
     if run.queue_policy is not None:
         queue_policy = (run.queue_policy[0], dict(run.queue_policy[1]))
     return Scenario(
-        workload=grid_workload_of(run, platform, trace),
+        workload=stream,
         platform=platform,
         meta=run.policy,
         meta_params=run.params,

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from schedlab.metrics.tdcs import TDCS_KEYS
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -260,27 +262,6 @@ GRID_KEYS: tuple[str, ...] = (
     "matcher_requests_refill",
     "pilots",
     "wasted_pilots",
-)
-
-
-# Extra summary keys of runs with absolute priorities (Baranov and Tikhomirov,
-# `metrics.tdcs.tdcs_summary`): the processing time of high-priority jobs and its
-# components, the low-priority and background classes, preemptions and lost work
-TDCS_KEYS: tuple[str, ...] = (
-    "high_priority_mean_processing_time",
-    "global_queue_time",
-    "transfer_time",
-    "local_queue_time",
-    "global_high_priority_mean_processing_time",
-    "low_priority_throughput",
-    "low_priority_mean_wait_time",
-    "background_throughput",
-    "background_mean_wait_time",
-    "lost_work",
-    "preemptions",
-    "evictions",
-    "overhead_time",
-    "early_end_share",
 )
 
 

@@ -19,10 +19,26 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPONENTS", "priority_classes", "tdcs_summary"]
+__all__ = ["COMPONENTS", "TDCS_KEYS", "priority_classes", "tdcs_summary"]
 
 # the components of processing time, in the order they add up
 COMPONENTS = ("global_queue_time", "transfer_time", "local_queue_time", "run_time")
+# the numbers `tdcs_summary` gives beyond those of every summary (`metrics.summary`), for
+# tables of results (`all_summary_keys`)
+TDCS_KEYS: tuple[str, ...] = (
+    "high_priority_mean_processing_time",
+    *COMPONENTS,
+    "global_high_priority_mean_processing_time",
+    "low_priority_throughput",
+    "low_priority_mean_wait_time",
+    "background_throughput",
+    "background_mean_wait_time",
+    "lost_work",
+    "preemptions",
+    "evictions",
+    "overhead_time",
+    "early_end_share",
+)
 Columns = Mapping[str, np.ndarray]
 
 

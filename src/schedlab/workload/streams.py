@@ -56,17 +56,14 @@ def platform_stream(
     """The platform's default stream: its generator with the platform's settings, then
     ``settings`` over them, seeded by ``seed``."""
     generate, _ = _generator(platform.stream)
-    merged = {**dict(platform.stream_settings), **dict(settings or {})}
-    _check_keys(platform.stream, merged, "stream")
-    return generate(platform, **merged, seed=seed)
+    return generate(platform, **_merged(platform, settings), seed=seed)
 
 
 def check_stream(platform: Platform, settings: Mapping[str, Any] | None = None) -> None:
     """ConfigError (option ``stream.KEY``) unless the platform's generator takes its settings
     and ``settings`` over them; checked on a tiny stream (no thousands of jobs drawn)."""
     generate, probe = _generator(platform.stream)
-    merged = {**dict(platform.stream_settings), **dict(settings or {})}
-    _check_keys(platform.stream, merged, "stream")
+    merged = _merged(platform, settings)
     small = dict(merged)
     for key, value in probe.items():
         current = small.get(key)
@@ -81,10 +78,12 @@ def check_stream(platform: Platform, settings: Mapping[str, Any] | None = None) 
         raise ConfigError(f"stream.{culprit}", merged[culprit], exc.allowed) from None
 
 
-def _check_keys(name: str, settings: Mapping[str, Any], where: str) -> None:
-    known = stream_settings_types(name)
-    for key, value in settings.items():
+def _merged(platform: Platform, settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The platform's stream settings with ``settings`` over them, every name checked."""
+    merged = {**dict(platform.stream_settings), **dict(settings or {})}
+    known = stream_settings_types(platform.stream)
+    for key, value in merged.items():
         if key not in known:
-            raise ConfigError(
-                f"{where}.{key}", value, f"settings of the {name} generator: {', '.join(known)}"
-            )
+            allowed = f"settings of the {platform.stream} generator: {', '.join(known)}"
+            raise ConfigError(f"stream.{key}", value, allowed)
+    return merged
