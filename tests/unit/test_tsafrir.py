@@ -8,7 +8,6 @@ maximal estimate Emax, and make the accuracy run / estimate widely spread.
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -339,16 +338,11 @@ def test_params_dataclass_normalises_round_values() -> None:
     assert set(out.fields[:, REQ]) <= {60.0, 300.0, 600.0}
 
 
-# -- speed ----------------------------------------------------------------------------------
-def test_250k_jobs_in_well_under_a_second() -> None:
+# -- scale (its speed: benchmarks/bench_estimates.py, never a timed test) ------------------
+def test_250k_jobs_all_get_an_estimate_at_least_their_run_time() -> None:
     rng = np.random.default_rng(0)
     w = synthetic(np.ceil(rng.lognormal(6, 2.5, 250_000)).clip(1, 60 * HOUR))
-    best = math.inf
-    for seed in range(3):
-        start = time.perf_counter()
-        out = add_estimates(w, seed=seed)
-        best = min(best, time.perf_counter() - start)
-    assert best < 0.5
+    out = add_estimates(w, seed=0)
     assert (out.fields[:, REQ] >= out.run_time).all()
 
 
