@@ -18,6 +18,29 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+QUOTE_LIMIT = 200  # characters of a user's text an error quotes
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` made `printable`, cut to about ``limit`` characters: an error line quotes
+    the culprit, not a 5,000-digit number or a whole corrupt line."""
+    shown = printable(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: limit - 40]}...({len(shown) - limit + 40:,} more characters)"
+
+
+def shown(value: object, *, as_repr: bool = False) -> str:
+    """``value`` as an error quotes it (`quote`); an integer too long for Python to print
+    (over 4,300 digits) is described by its size instead."""
+    try:
+        text = repr(value) if as_repr else str(value)
+    except ValueError:
+        size = int(value.bit_length() * 0.30103) + 1 if isinstance(value, int) else 0
+        text = f"<an integer of about {size:,} digits>"
+    return quote(text)
+
+
 class SchedlabError(Exception):
     """Base of every error schedlab raises on purpose.
 
@@ -62,7 +85,7 @@ class WorkloadError(SchedlabError):
         if field is not None:
             what = f"field {field}: {message}"
         if value is not None:
-            what = f"{what} (got '{printable(str(value))}')"
+            what = f"{what} (got '{shown(value)}')"
         super().__init__(f"{where}: {what}")
 
 
@@ -80,7 +103,9 @@ class ConfigError(SchedlabError):
         if value is None:  # nothing was given where something is needed
             super().__init__(f"missing {option}: {allowed}")
         else:
-            super().__init__(f"invalid value {value!r} for {option}; allowed: {allowed}")
+            super().__init__(
+                f"invalid value {shown(value, as_repr=True)} for {option}; allowed: {allowed}"
+            )
 
 
 class OutputError(SchedlabError):

@@ -24,16 +24,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from schedlab.errors import ConfigError, OutputError
+from schedlab.inputs import is_recorded_input
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STDOUT", "atomic_output", "check_output", "is_stdout", "same_file", "write_atomic"]
+__all__ = [
+    "FILE_MODE",
+    "STDOUT",
+    "atomic_output",
+    "check_output",
+    "is_stdout",
+    "same_file",
+    "write_atomic",
+]
 
 STDOUT = "-"  # the path that means standard output
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # (read once: the only portable way to know it)
+FILE_MODE = 0o666 & ~_UMASK  # what open() gives a new file; mkstemp gives 0600
 
 
 def is_stdout(path: str | os.PathLike[str] | None) -> bool:
@@ -68,6 +78,8 @@ def check_output(
     if is_stdout(path):
         return Path(STDOUT)
     target = Path(path).expanduser()
+    if is_recorded_input(target):
+        raise OutputError(option, str(path), "is an input of this command; write to another file")
     for source in inputs:
         if source is None:
             continue
@@ -90,20 +102,27 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     The temporary name keeps the suffix (writers that pick a format by suffix still work).
     On any error the temporary file is removed and ``path`` is left as it was. For ``-`` the
-    complete content is copied to standard output instead of renamed.
+    complete content is copied to standard output instead of renamed. A file this command
+    has read (`schedlab.inputs`) is never replaced, whatever the caller checked before.
     """
     if is_stdout(path):
         with _stdout_output() as piped:
             yield piped
         return
     target = Path(path)
+    if is_recorded_input(target):
+        raise OutputError("output", str(path), "is an input of this command; write to another file")
     fd, tmp = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=f".tmp{''.join(target.suffixes)}"
     )
     os.close(fd)
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give what open() would
+        os.chmod(tmp, FILE_MODE)  # mkstemp makes it 0600; give what open() would
         yield Path(tmp)
+        if is_recorded_input(target):  # read while the output was being made
+            raise OutputError(
+                "output", str(path), "is an input of this command; write to another file"
+            )
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

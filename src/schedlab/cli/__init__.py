@@ -16,6 +16,7 @@ import typer
 from schedlab.cli import experiments, grid, run, workload
 from schedlab.cli.common import err
 from schedlab.errors import PluginWarning, SchedlabError
+from schedlab.inputs import tracking
 from schedlab.notes import one_line
 
 __all__ = ["app", "main"]
@@ -65,11 +66,24 @@ def _main(
             "still show. May also be given after the command.",
         ),
     ] = False,
+    max_input_size: Annotated[
+        str | None,
+        typer.Option(
+            "--max-input-size",
+            metavar="SIZE",
+            help="The most a file read may hold once decompressed, e.g. 8G (default 1G, or "
+            "the SCHEDLAB_MAX_INPUT_SIZE environment variable): bigger files are refused.",
+        ),
+    ] = None,
 ) -> None:
     """Replay job traces and workload models through batch scheduling policies."""
     from schedlab.notes import set_quiet
 
     set_quiet(quiet)
+    if max_input_size is not None:
+        from schedlab.inputs import parse_size, set_input_limit
+
+        set_input_limit(parse_size(max_input_size))
 
 
 def _quiet_first(args: list[str]) -> list[str]:
@@ -114,7 +128,8 @@ def main() -> None:
     with warnings.catch_warnings():  # (restores Python's display on the way out)
         warnings.showwarning = _show_warning
         try:
-            app(args=_quiet_first(sys.argv[1:]), prog_name="schedlab")
+            with tracking():  # every file read is an input no output may replace
+                app(args=_quiet_first(sys.argv[1:]), prog_name="schedlab")
         except SchedlabError as exc:
             # plain text: rich would read `file.swf:100:` as an emoji shortcode
             sys.stderr.write(f"schedlab: error: {one_line(str(exc))}\n")

@@ -7,6 +7,8 @@ metric reads the same (label, unit, ``2h 13m``) whichever command shows it.
 
 from __future__ import annotations
 
+import json
+import math
 import numbers
 import os
 import sys
@@ -74,6 +76,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ConfigError("--param", item, "KEY=VALUE")
+        if key in params:
+            raise ConfigError("--param", item, f"each key once ({key} is given twice)")
         params[key] = parse_scalar(value)
     return params
 
@@ -87,8 +91,40 @@ def parse_items(option: str, text: str) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(option, item, "KEY=VALUE[,KEY=VALUE...]")
+        if key.strip() in items:
+            raise ConfigError(option, text, f"each key once ({key.strip()} is given twice)")
         items[key.strip()] = parse_scalar(value.strip())
     return items
+
+
+def json_text(document: Mapping[str, Any]) -> str:
+    """``document`` as strict JSON (RFC 8259 has no NaN or Infinity): a non-finite number
+    becomes null, and an ``undefined`` entry says which values are null and why."""
+    undefined: dict[str, str] = {}
+
+    def clean(value: Any, key: str) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            undefined[key] = (
+                "undefined: no job it applies to"
+                if value != value
+                else "infinite: a division by zero"
+            )
+            return None
+        if isinstance(value, Mapping):
+            return {k: clean(v, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(v, f"{key}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    cleaned = clean(document, "")
+    if undefined:
+        cleaned["undefined"] = undefined
+    return json.dumps(cleaned, allow_nan=False)
+
+
+def print_json(document: Mapping[str, Any]) -> None:
+    """Print ``document`` as strict JSON (see `json_text`)."""
+    print(json_text(document))
 
 
 def wrote(what: str | Path) -> None:

@@ -17,6 +17,7 @@ from schedlab.cli.common import (
     check_outputs,
     err,
     out,
+    print_json,
     progress_callback,
     results_console,
     wrote,
@@ -86,7 +87,7 @@ def sweep(
     if dry_run:
         rows = spec.describe()
         if as_json:
-            print(json.dumps({"runs": rows}))
+            print_json({"runs": rows})
             return
         table = Table(title=f"{len(rows)} runs in {file}")
         for col in ("run_id", "workload", "policy", "load_factor", "seed", "transforms"):
@@ -140,17 +141,15 @@ def sweep(
         raise typer.Exit(128 + signum)  # 130 for SIGINT, 143 for SIGTERM
     failures = [{"run_id": f.run_id, "error": f.error} for f in result.failures]
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "out": str(target),
-                    "total": result.total,
-                    "skipped": result.skipped,
-                    "done": result.done,
-                    "failed": result.failed,
-                    "failures": failures,
-                }
-            )
+        print_json(
+            {
+                "out": str(target),
+                "total": result.total,
+                "skipped": result.skipped,
+                "done": result.done,
+                "failed": result.failed,
+                "failures": failures,
+            }
         )
     else:
         out.print(
@@ -204,7 +203,7 @@ def results(
         raise ConfigError("--csv/--markdown/--latex", [str(p) for p in given], "distinct files")
     store = ResultStore(directory)
     if as_json:
-        print(json.dumps(runs_json(store), allow_nan=False))
+        print_json(runs_json(store))
         return
     table = comparison_table(
         store,
@@ -321,7 +320,7 @@ def reproduce(
 
     draw_figures(paper, result, target)
     if as_json:
-        print(json.dumps({**result.to_json(), "out": str(target)}))
+        print_json({**result.to_json(), "out": str(target)})
         return
     if not sys.stdout.isatty():  # plain Markdown for files and pipes: no truncated cells
         print(result.markdown(), end="")
@@ -427,7 +426,7 @@ def validate(
         mmc_figure(data, paper, out_dir / "mmc_validation.svg", expectation=expectation)
     failed = [r for r in rows if 0.3 <= r.load <= 0.9 and not r.passed]
     if as_json:
-        print(json.dumps(document))
+        print_json(document)
     else:
         table = Table(title=f"M/M/c through the general path (FCFS, {via} dispatch) vs Erlang C")
         for col in ("c", "load", "jobs x reps", "simulated (99 % CI)", "Erlang C", "error",

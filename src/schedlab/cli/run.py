@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,7 @@ from schedlab.cli.common import (
     parse_items,
     parse_params,
     print_frame,
+    print_json,
     print_registered,
     print_summary,
     progress_callback,
@@ -234,7 +234,7 @@ def run(
         if by is not None:
             summary[f"by_{by}"] = result.by(by, warmup=cut or 0).to_dict(orient="records")
         summary["total_wall_time"] = time.perf_counter() - clock
-        print(json.dumps(summary))
+        print_json(summary)
         return
     title = f"{policy} on {wl.source}"
     if cut:
@@ -317,7 +317,7 @@ def demo(
     for name in ("fcfs", "easy", "conservative"):
         rows[name] = simulate(wl, name).summary()
     if as_json:
-        print(json.dumps({"workload": wl.source, "policies": rows}))
+        print_json({"workload": wl.source, "policies": rows})
         return
     print_summary(
         f"{jobs:,} Lublin-Feitelson jobs on {procs} processors (load {load}, seed {seed})",

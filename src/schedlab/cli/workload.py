@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,6 +15,7 @@ from schedlab.cli.common import (
     columns_option,
     job_attributes,
     out,
+    print_json,
     wrote,
 )
 from schedlab.errors import ConfigError, printable
@@ -45,7 +45,7 @@ def workload_info(
     )
     info = describe(wl)
     if as_json:
-        print(json.dumps(info))
+        print_json(info)
         return
     table = Table(title=str(info["source"]), show_header=False)
     table.add_column("key")

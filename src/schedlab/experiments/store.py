@@ -43,6 +43,7 @@ from typing import Any
 
 from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig, canonical_json
+from schedlab.outputs import FILE_MODE
 
 RUNS = "runs"
 FAILED = "failed"
@@ -98,6 +99,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, FILE_MODE)  # as every other file of the folder, not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -25,12 +25,14 @@ drawn from ``seed``.
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
+from schedlab.inputs import read_input
 from schedlab.validators import check_fraction, check_int, check_seconds
 from schedlab.workload.job import MAX_TIME, Workload
 
@@ -117,15 +119,17 @@ def deadlines_from_table(
         exists = False
     if not exists:
         raise WorkloadError(str(p), "no such deadline table (a .csv or .parquet file)")
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise WorkloadError(str(p), "a deadline table is a .csv or .parquet file")
+    data = io.BytesIO(read_input(p, kind="a deadline table"))
     try:
-        if p.suffix.lower() == ".csv":
-            table = pd.read_csv(p)
+        if suffix == ".csv":
+            table = pd.read_csv(data)
             first_line = 2  # line 1 is the header
-        elif p.suffix.lower() in (".parquet", ".pq"):
-            table = pd.read_parquet(p)
-            first_line = 1
         else:
-            raise WorkloadError(str(p), "a deadline table is a .csv or .parquet file")
+            table = pd.read_parquet(data)
+            first_line = 1
     except (OSError, ValueError) as exc:  # (pandas' and pyarrow's parse errors are ValueErrors)
         raise WorkloadError(str(p), f"cannot read the table: {exc}") from None
     for name in ("job_id", column):

@@ -70,12 +70,12 @@ import io
 import math
 import os
 import re
-import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from schedlab.errors import WorkloadError, printable
+from schedlab.inputs import read_input
 from schedlab.outputs import write_atomic
 from schedlab.workload.job import (
     JOB_ID_EXPECTED,
@@ -163,26 +163,9 @@ def read_swf(path: str | os.PathLike[str], *, max_procs: int | None = None) -> W
 
 def read_bytes(name: str, where: str, kind: str = "an SWF file") -> bytes:
     """The content of file `name` (called `where` in errors, a directory is "not `kind`"),
-    decompressed when it starts with the gzip magic bytes, without a UTF-8 BOM."""
-    try:
-        with open(name, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise WorkloadError(where, "no such file") from None
-    except IsADirectoryError:
-        raise WorkloadError(where, f"is a directory, not {kind}") from None
-    except OSError as exc:
-        raise WorkloadError(where, f"cannot read: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL character in the name: no file can have it
-        raise WorkloadError(where, "no such file (the name holds a NUL character)") from None
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadError(where, f"corrupt gzip data: {printable(str(exc))}") from None
-    if raw[:3] == _UTF8_BOM:  # written by some Windows editors; not part of the first line
-        raw = raw[3:]
-    return raw
+    decompressed when it starts with the gzip magic bytes, without a UTF-8 BOM; regular
+    files only, within the input size limit (`schedlab.inputs`)."""
+    return read_input(name, kind=kind, where=where)
 
 
 def _is_comment(line: bytes) -> bool:

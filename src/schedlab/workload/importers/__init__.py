@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import stat
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -96,6 +97,8 @@ def sniff_format(path: str) -> str:
     -> pbs; other text with ``,``, ``;`` or tabs -> csv. Anything else (or an unreadable
     file) -> swf, whose reader then says what is wrong."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "swf"  # (a FIFO would block the open; the reader refuses it by name)
         with open(path, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
         if head[:2] == b"\x1f\x8b":
