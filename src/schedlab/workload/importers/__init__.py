@@ -91,23 +91,37 @@ def parse_source(text: str) -> LogSource:
     return LogSource(fmt, rest)
 
 
-def sniff_format(path: str) -> str:
-    """The format of file ``path`` told by its first non-blank line: ``;`` or numbers only
-    -> swf; ``|``-separated with a JobID column -> slurm; ``MM/DD/YYYY HH:MM:SS;X;...``
-    -> pbs; other text with ``,``, ``;`` or tabs -> csv. Anything else (or an unreadable
-    file) -> swf, whose reader then says what is wrong."""
+def _first_line(path: str) -> str | None:
+    """The first non-blank line of file ``path`` ("" if none), None if it cannot be read.
+    Lines end at "\\n" only (a U+2028 or form feed in a value does not end one)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return "swf"  # (a FIFO would block the open; the reader refuses it by name)
+            return None  # (a FIFO would block the open; the reader refuses it by name)
         with open(path, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
         if head[:2] == b"\x1f\x8b":
             with gzip.open(path, "rb") as gz:
                 head = gz.read(_HEAD_BYTES)
     except (OSError, EOFError, ValueError, zlib.error):
-        return "swf"
+        return None
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+
+
+def _looks_like_swf(path: str) -> bool:
+    """True for a readable file whose first line is an SWF comment or numbers only."""
+    line = _first_line(path)
+    if not line:
+        return False
+    return line.startswith(";") or all(_NUMERIC.fullmatch(t) for t in line.split())
+
+
+def sniff_format(path: str) -> str:
+    """The format of file ``path`` told by its first non-blank line: ``;`` or numbers only
+    -> swf; ``|``-separated with a JobID column -> slurm; ``MM/DD/YYYY HH:MM:SS;X;...``
+    -> pbs; other text with ``,``, ``;`` or tabs -> csv. Anything else (or an unreadable
+    file) -> swf, whose reader then says what is wrong."""
+    line = _first_line(path)
     if not line or line.startswith(";"):
         return "swf"
     cells = [c.strip().lower() for c in line.split("|")]
@@ -163,6 +177,8 @@ def read_trace(
         )
     fmt = src.format or sniff_format(src.path)
     wanted = dict(columns or src.columns or {})
+    if wanted and src.format is None and fmt == "swf" and not _looks_like_swf(src.path):
+        fmt = "csv"  # (empty, corrupt, unreadable: the CSV reader says what is wrong with it)
     if wanted and fmt != "csv":
         raise ConfigError("--columns", wanted, f"only for a CSV log ({source} is {fmt})")
     if fmt == "swf":

@@ -29,6 +29,24 @@ counts it in a skip reason; `JobLog.build` then does what the SWF format implies
 * **Skipped records** are counted by reason in `Workload.skipped`, next to the SWF
   reasons (run time or processors <= 0, wider than the machine) that
   `Workload.from_fields` applies to the jobs.
+
+What a log may hold is bounded where it is read, so that the simulation clock stays where
+float64 resolves it (`MAX_TIME`, 1e15 s) and nothing overflows; a value beyond a bound is
+a `WorkloadError` naming the file, line and field, never a skipped job or a traceback:
+
+* **Lines** end at ``\n`` only (a ``\r`` before it is dropped): a form feed, a vertical
+  tab, ``\x1c``-``\x1e``, U+0085, U+2028 or U+2029 inside a value is part of the value
+  (`split_lines`), so it neither splits a record nor shifts the line numbers.
+* **Digits** are ASCII: ``٣`` or ``²`` is not a number (Python's `int` would take ``٣``).
+* **Instants** (dates, epoch seconds) lie within `MAX_INSTANT` (5e14 s, 15 million years)
+  of 1970, so any difference of two (a submit time from the log's first, a wait, End -
+  Start) stays within `MAX_TIME`; time-zone offsets are below 24 hours, minutes below 60.
+* **Durations** (run, requested and CPU times) are at most `MAX_TIME` seconds.
+* **Counts** of processors or nodes are whole numbers up to `MAX_PROCS` (2**31 - 1);
+  **job ids** whole numbers below 2**53 (`JOB_ID_LIMIT`, what float64 holds exactly);
+  **memory** sizes at most `MAX_MEMORY_KB` (2**53 KB, 8 EiB).
+* `JobLog.build` checks the SWF times it writes once more (submit, wait, run and
+  requested time within `MAX_TIME`), naming the record's line, whatever path made them.
 """
 
 from __future__ import annotations
@@ -37,6 +55,7 @@ import calendar
 import math
 import os
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,31 +63,126 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.errors import WorkloadError, printable
-from schedlab.workload.job import MAX_PROCS, N_FIELDS, F, Workload, derived_procs
+from schedlab.workload.job import (
+    JOB_ID_LIMIT,
+    MAX_PROCS,
+    MAX_TIME,
+    N_FIELDS,
+    F,
+    Workload,
+    derived_procs,
+)
 from schedlab.workload.partitions import peak_in_use
 
 __all__ = [
+    "COUNT_EXPECTED",
+    "MAX_INSTANT",
+    "MAX_MEMORY_KB",
     "UNKNOWN_WORDS",
     "Job",
     "JobLog",
     "Numbering",
+    "OutOfRange",
+    "checked_memory",
     "is_unknown",
+    "listed",
+    "parse_count",
     "parse_duration",
     "parse_field",
     "parse_instant",
+    "parse_job_id",
     "read_text",
     "shown",
+    "split_lines",
+    "whole_number",
 ]
 
 _MAX_SHOWN = 120
 # Values meaning "not known" in the logs (sacct prints Unknown/None, CSV exports NA or "").
 UNKNOWN_WORDS = frozenset({"", "unknown", "none", "na", "n/a", "null", "-"})
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# Instants (s since 1970) a log may hold: any two differ by at most MAX_TIME (docstring).
+MAX_INSTANT = MAX_TIME / 2
+# Memory sizes (KB): 2**53 KB = 8 EiB, beyond any machine, exact in float64.
+MAX_MEMORY_KB = float(2**53)
+COUNT_EXPECTED = f"a whole number from 0 to {MAX_PROCS}"
+# A whole number with more digits is beyond every bound above (and int() of thousands of
+# digits is slow, refused by Python beyond 4300).
+_MAX_DIGITS = 20
+# (re.ASCII: \d is 0-9 only, \s ASCII white space; Python's \d takes every script's digits)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_WHOLE = re.compile(r"\d+", re.ASCII)
 _ISO = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?)?"
-    r"(Z|[+-]\d\d(?::?\d\d)?)?"
+    r"(Z|[+-]\d\d(?::?\d\d)?)?",
+    re.ASCII,
 )
-_DURATION = re.compile(r"(?:(\d+)-)?(\d+(?::\d+){0,2}(?:\.\d+)?)")
+_DURATION = re.compile(r"(?:(\d+)-)?(\d+(?::\d+){0,2}(?:\.\d+)?)", re.ASCII)
+_INSTANT_RANGE = f"within {MAX_INSTANT:g} s (15 million years) of 1970"
+_DURATION_RANGE = f"a duration of at most {MAX_TIME:g} s (about 31 million years)"
+
+
+class OutOfRange(ValueError):
+    """A value read as a number that is beyond what the field allows: `parse_field`
+    words the error with ``expected`` (the bound) instead of the format it expected."""
+
+    def __init__(self, expected: str) -> None:
+        super().__init__(expected)
+        self.expected = expected
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, cut at ``\\n`` only, a ``\\r`` before it dropped.
+
+    Not `str.splitlines`: it also cuts at form feeds, ``\\v``, ``\\x1c``-``\\x1e``,
+    U+0085, U+2028 and U+2029, which a job name or a CSV cell may hold; each would split
+    a record in two and shift every later line number."""
+    lines = text.split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def listed(names: list[str], limit: int = 200) -> str:
+    """Names quoted and joined for a message, cut at about ``limit`` characters."""
+    out = ", ".join(repr(shown(n)) for n in names[:50])
+    if len(out) > limit or len(names) > 50:
+        out = out[:limit] + f"... ({len(names)} in all)"
+    return out
+
+
+def whole_number(text: str) -> int:
+    """The value of ASCII digits ``text`` (ValueError otherwise, or beyond 20 digits: no
+    bound of the importers is that large)."""
+    if not _WHOLE.fullmatch(text) or len(text.lstrip("0")) > _MAX_DIGITS:
+        raise ValueError(text)
+    return int(text)
+
+
+def parse_count(text: str) -> float:
+    """A count of processors or nodes: ASCII digits, at most `MAX_PROCS`."""
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(text)
+    if len(text.lstrip("0")) > _MAX_DIGITS or int(text) > MAX_PROCS:
+        raise OutOfRange(COUNT_EXPECTED)
+    return float(text)
+
+
+def parse_job_id(text: str) -> int:
+    """A job id: ASCII digits below 2**53 (`JOB_ID_LIMIT`; SWF's fields are float64)."""
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(text)
+    if len(text.lstrip("0")) > _MAX_DIGITS or int(text) >= JOB_ID_LIMIT:
+        raise OutOfRange(f"a job id below 2**53 ({JOB_ID_LIMIT})")
+    return int(text)
+
+
+def checked_memory(kb: float) -> float:
+    """``kb`` if a memory size up to `MAX_MEMORY_KB`, else OutOfRange."""
+    if not kb <= MAX_MEMORY_KB:  # (NaN too)
+        raise OutOfRange("a memory size of at most 2**53 KB (8 EiB)")
+    return kb
+
+
+def _non_ascii_digit(text: str) -> bool:
+    return any(not c.isascii() and unicodedata.category(c) == "Nd" for c in text)
 
 
 def read_text(path: str, where: str) -> str:
@@ -104,23 +218,26 @@ def parse_field(
         return None
     try:
         return parse(text)
+    except OutOfRange as exc:
+        expected = exc.expected
     except ValueError:
-        raise WorkloadError(
-            where, f"expected {expected}", line=line, field=field, value=shown(text)
-        ) from None
+        if _non_ascii_digit(text):
+            expected = f"{expected} (ASCII digits 0-9 only)"
+    raise WorkloadError(where, f"expected {expected}", line=line, field=field, value=shown(text))
 
 
 def parse_instant(text: str) -> float | None:
     """Seconds since the Unix epoch of a date (``2024-03-01T12:00:00``, a space instead of
     the T, optional seconds, fraction and zone ``Z``/``+01:00``; no zone: UTC) or a plain
-    number of seconds; None for an unknown value (`UNKNOWN_WORDS`). ValueError otherwise."""
+    number of seconds; None for an unknown value (`UNKNOWN_WORDS`). ValueError otherwise;
+    OutOfRange beyond `MAX_INSTANT` or for a zone offset of 24 hours or more."""
     t = text.strip()
     if t.lower() in UNKNOWN_WORDS:
         return None
     if _NUMBER.fullmatch(t):
         value = float(t)
-        if not math.isfinite(value):
-            raise ValueError(t)
+        if not abs(value) <= MAX_INSTANT:  # (inf too)
+            raise OutOfRange(f"epoch seconds {_INSTANT_RANGE}")
         return value
     m = _ISO.fullmatch(t)
     if m is None:
@@ -139,15 +256,22 @@ def parse_instant(text: str) -> float | None:
     zone = m[8]
     if zone and zone != "Z":
         digits = zone[1:].replace(":", "")
-        offset = int(digits[:2]) * 3600 + int(digits[2:] or 0) * 60
+        hours, minutes = int(digits[:2]), int(digits[2:] or 0)
+        if hours >= 24 or minutes >= 60:
+            raise OutOfRange("a time-zone offset such as +01:00 (below 24 hours, minutes 0-59)")
+        offset = hours * 3600 + minutes * 60
         offset = offset if zone[0] == "+" else -offset
-    return seconds + float(m[7] or 0.0) - offset
+    value = seconds + float(m[7] or 0.0) - offset
+    if not abs(value) <= MAX_INSTANT:  # (years 0000-9999 all are; kept for safety)
+        raise OutOfRange(f"a date {_INSTANT_RANGE}")
+    return value
 
 
 def parse_duration(text: str, *, bare: float = 1.0) -> float:
     """Seconds of ``[D-]HH:MM:SS[.fff]``, ``MM:SS[.fff]``, ``D-HH`` or ``D-HH:MM`` (the
     forms of Slurm and PBS), or of a bare number times ``bare`` (1: seconds, as PBS and
-    CSV mean it; 60: minutes, as Slurm means it). ValueError for anything else."""
+    CSV mean it; 60: minutes, as Slurm means it). ValueError for anything else,
+    OutOfRange beyond `MAX_TIME`."""
     t = text.strip()
     m = _DURATION.fullmatch(t)
     if m is None:
@@ -155,19 +279,19 @@ def parse_duration(text: str, *, bare: float = 1.0) -> float:
     parts = m[2].split(":")
     if any("." in p for p in parts[:-1]):
         raise ValueError(t)
-    values = [float(p) for p in parts]
+    values = [float(p) for p in parts]  # (float of many digits is inf, never an error)
     if m[1] is not None:  # D-HH[:MM[:SS]]
         values += [0.0] * (3 - len(values))
         hours, minutes, seconds = values
-        total = int(m[1]) * 86400 + hours * 3600 + minutes * 60 + seconds
+        total = float(m[1]) * 86400 + hours * 3600 + minutes * 60 + seconds
     elif len(values) == 3:
         total = values[0] * 3600 + values[1] * 60 + values[2]
     elif len(values) == 2:
         total = values[0] * 60 + values[1]
     else:
         total = values[0] * bare
-    if not math.isfinite(total):
-        raise ValueError(t)
+    if not total <= MAX_TIME:  # (inf and NaN too)
+        raise OutOfRange(_DURATION_RANGE)
     return total
 
 
@@ -208,6 +332,7 @@ class Job:
     executable: int = -1
     queue: int = -1
     partition: int = -1
+    line: int | None = None  # of the record in the log (for errors)
 
 
 def _value(x: float | None) -> float:
@@ -255,6 +380,7 @@ class JobLog:
                 job.job_id = next_id
                 next_id += 1
             submit = float(job.submit)  # type: ignore[arg-type]
+            self._check_times(job, submit - origin)
             row[F["job_id"]] = job.job_id
             row[F["submit_time"]] = submit - origin
             if job.start is not None:
@@ -285,6 +411,25 @@ class JobLog:
             skipped=dict(self.skipped),
         )
         return workload, notes
+
+    def _check_times(self, job: Job, submit: float) -> None:
+        """Refuse a job whose SWF times leave `MAX_TIME` (the readers bound every value
+        they read; this holds whatever they derived from those, e.g. End - Start)."""
+        wait = None if job.start is None else job.start - float(job.submit or 0.0)
+        for name, value in (
+            ("submit time (from the log's first submit)", submit),
+            ("wait time (start - submit)", wait),
+            ("run time", job.run),
+            ("requested time", job.requested_time),
+            ("average CPU time", job.avg_cpu_time),
+        ):
+            if value is not None and not abs(value) <= MAX_TIME:
+                raise WorkloadError(
+                    self.where,
+                    f"expected a {name} of at most {MAX_TIME:g} s (about 31 million years)",
+                    line=job.line,
+                    value=f"{value:g} s",
+                )
 
     def _header(
         self, source: str, jobs: int, origin: float, max_procs: int, notes: list[str]

@@ -37,6 +37,15 @@ durations are seconds or ``[D-]HH:MM:SS``; counts are numbers. A status is an SW
 partition) are kept as numbers when every value of the column is a whole number, else
 numbered in order of first appearance. Empty cells, ``NA``, ``None``, ``Unknown`` and
 negative numbers mean unknown (-1 in SWF).
+
+**Refused** (one error naming the file, line and column; bounds in `common`): a column
+this reader reads named twice in the header, a processor count that is not a whole
+number (``4.5``; ``4.0`` is 4) or beyond 2**31 - 1, a status that is not a whole number
+of magnitude below 2**31, a job id of 2**53 or more, non-ASCII digits, infinite numbers
+(``1e400``), times beyond 5e14 s from 1970, durations beyond 1e15 s, memory beyond 2**53
+KB, and a value over 131,072 characters (`MAX_CELL`) in a column this reader reads
+(cells of other columns may be longer: a job script, a comment). A quoted value may
+span lines; a record's errors name the line it starts on.
 """
 
 from __future__ import annotations
@@ -44,25 +53,32 @@ from __future__ import annotations
 import csv
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from schedlab.errors import ConfigError, WorkloadError, printable
 from schedlab.workload.importers.common import (
+    COUNT_EXPECTED,
     Job,
     JobLog,
     Numbering,
+    OutOfRange,
+    checked_memory,
     is_unknown,
+    listed,
     parse_duration,
     parse_field,
     parse_instant,
+    parse_job_id,
     read_text,
     shown,
+    split_lines,
 )
 from schedlab.workload.importers.slurm import SLURM_SKIPPED, SLURM_STATUS, slurm_state
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_PROCS, MAX_TIME, Workload
 
-__all__ = ["COLUMN_KEYS", "parse_columns", "read_csv_log"]
+__all__ = ["COLUMN_KEYS", "MAX_CELL", "parse_columns", "read_csv_log"]
 
 # key -> the header names (lower case) taken for it without --columns.
 COLUMN_KEYS: dict[str, tuple[str, ...]] = {
@@ -94,10 +110,20 @@ _STATUS_WORDS = {
     "cancelled": 5,
     "canceled": 5,
 }
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_WHOLE = re.compile(r"\d+")
-_NEGATIVE = re.compile(r"-\d+")  # SWF's -1: unknown
-_NAIVE_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][\d:.]+)?")
+# (re.ASCII: digits are 0-9 only; Python's \d takes every script's digits)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_WHOLE = re.compile(r"\d+", re.ASCII)
+_NEGATIVE = re.compile(r"-\d+", re.ASCII)  # SWF's -1: unknown
+_NAIVE_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][\d:.]+)?", re.ASCII)
+# Names of a column whose values are all whole numbers of at most this many digits are
+# kept as numbers (exact in float64); longer ones are numbered like any name.
+_NAME_DIGITS = 15
+# Characters a value of a column read here may hold: the csv module's own default limit.
+MAX_CELL = 131072
+# The csv module's limit while reading (cells of unread columns may be longer; a file is
+# at most the input size limit anyway); restored after.
+_FIELD_LIMIT = 2**31 - 1
+_STATUS_LIMIT = 2**31
 _COLUMNS_USAGE = "KEY=COLUMN,... with KEY one of " + ", ".join(COLUMN_KEYS)
 
 
@@ -131,19 +157,19 @@ def read_csv_log(
     ``WorkloadError`` names the file, line and column of the first unreadable value."""
     name = os.fspath(path)
     where = printable(name)
-    lines = read_text(name, where).splitlines()
+    lines = split_lines(read_text(name, where))
     at = next((i for i, line in enumerate(lines) if line.strip()), None)
     if at is None:
         raise WorkloadError(where, "no jobs (the file is empty)")
     delimiter = _delimiter(lines[at])
-    rows = list(csv.reader(lines[at:], delimiter=delimiter))
-    names = [n.strip() for n in rows[0]]
+    records = _records(where, lines, at, delimiter)
+    names = [n.strip() for n in records[0][1]]
     index = _column_index(where, at + 1, lines[at], names, columns or {})
     log = JobLog(where, "CSV job log")
-    numeric = {key: _all_whole(rows[1:], index.get(key), len(names)) for key in _NAME_KEYS}
+    rows = [row for _, row in records[1:]]
+    numeric = {key: _all_whole(rows, index.get(key), len(names)) for key in _NAME_KEYS}
     naive = False
-    for offset, row in enumerate(rows[1:], start=1):
-        lineno = at + 1 + offset
+    for lineno, row in records[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(names):
@@ -160,6 +186,29 @@ def read_csv_log(
     return log.build(source=name, max_procs=max_procs)
 
 
+def _records(where: str, lines: list[str], at: int, delimiter: str) -> list[tuple[int, list[str]]]:
+    """(line it starts on, values) of every record from line ``at + 1`` (the header): a
+    quoted value may span lines, so a record's line is counted, not its position."""
+    reader = csv.reader((line + "\n" for line in lines[at:]), delimiter=delimiter)
+    records: list[tuple[int, list[str]]] = []
+    first = at + 1
+    limit = csv.field_size_limit(_FIELD_LIMIT)
+    try:
+        for cells in reader:
+            records.append((first, cells))
+            first = at + reader.line_num + 1
+    except csv.Error as exc:
+        why = str(exc)
+        if "new-line" in why:  # a lone \r inside a line
+            why = "a carriage return (\\r) inside a value that is not quoted"
+        raise WorkloadError(
+            where, f"cannot read this CSV record: {printable(why)}", line=first
+        ) from None
+    finally:
+        csv.field_size_limit(limit)
+    return records
+
+
 @dataclass(frozen=True)
 class _Row:
     """One line of the CSV, with what its errors name."""
@@ -171,11 +220,20 @@ class _Row:
     cells: list[str]
 
     def cell(self, key: str) -> str | None:
-        return self.cells[self.index[key]].strip() if key in self.index else None
+        """The value of column ``key`` (None without one); `MAX_CELL` characters at most."""
+        if key not in self.index:
+            return None
+        text = self.cells[self.index[key]]
+        if len(text) > MAX_CELL:
+            limit = f"a value of at most {MAX_CELL:,} characters (this one has {len(text):,})"
+            raise self.error(key, limit, text)
+        return text.strip()
 
     def field(self, key: str) -> str:
         """How errors name column ``key``: the key and the CSV column it reads."""
-        return f"{key} (column {self.names[self.index[key]]})" if key in self.index else key
+        if key not in self.index:
+            return key
+        return f"{key} (column {shown(self.names[self.index[key]])})"
 
     def error(self, key: str, expected: str, text: str) -> WorkloadError:
         return WorkloadError(
@@ -220,10 +278,11 @@ def _read_row(log: JobLog, row: _Row, numeric: dict[str, bool]) -> bool:
     run = row.value("run", _duration, lasting)
     if run is None and start is not None and end is not None:
         run = end - start
-    numbers = {
-        key: row.value(key, _amount, "a number")
-        for key in ("procs", "requested_procs", "used_memory", "requested_memory")
-    }
+    numbers = {key: row.value(key, _count, COUNT_EXPECTED) for key in ("procs", "requested_procs")}
+    numbers.update(
+        (key, row.value(key, _memory, "a number (KB per processor)"))
+        for key in ("used_memory", "requested_memory")
+    )
 
     def name(key: str, numbering: Numbering) -> int:
         text = row.cell(key)
@@ -249,6 +308,7 @@ def _read_row(log: JobLog, row: _Row, numeric: dict[str, bool]) -> bool:
             executable=name("executable", log.executables),
             queue=name("queue", log.queues),
             partition=name("partition", log.partitions),
+            line=row.lineno,
         )
     )
     return naive
@@ -265,27 +325,42 @@ def _delimiter(header: str) -> str:
 def _column_index(
     where: str, lineno: int, line: str, names: list[str], columns: Mapping[str, str]
 ) -> dict[str, int]:
-    """Key -> column position: ``columns`` first, then the header's own names."""
+    """Key -> column position: ``columns`` first, then the header's own names. A column
+    named twice (any case) is refused when it is read: which one holds the value?"""
     lower = {n.lower(): i for i, n in reversed(list(enumerate(names)))}
+    times = Counter(n.lower() for n in names)
+
+    def position(column: str) -> int:
+        if times[column.lower()] > 1:
+            raise WorkloadError(
+                where,
+                f"column {shown(column)!r} appears {times[column.lower()]} times in the "
+                "header: which one holds the value? Keep one, or rename the others",
+                line=lineno,
+                field="header",
+                value=shown(line),
+            )
+        return lower[column.lower()]
+
     index: dict[str, int] = {}
     for key, column in columns.items():
         if column.lower() not in lower:
             raise WorkloadError(
                 where,
-                f"no column {column!r} (given as {key}=) in the header; it has "
-                + ", ".join(repr(n) for n in names),
+                f"no column {shown(column)!r} (given as {key}=) in the header; it has "
+                + listed(names),
                 line=lineno,
                 field="header",
                 value=shown(line),
             )
-        index[key] = lower[column.lower()]
+        index[key] = position(column)
     taken = set(index.values())
     for key, aliases in COLUMN_KEYS.items():
         if key in index:
             continue
         for alias in aliases:
             if alias in lower and lower[alias] not in taken:
-                index[key] = lower[alias]
+                index[key] = position(alias)
                 break
     missing = [
         label
@@ -301,7 +376,7 @@ def _column_index(
             where,
             f"no column for {', '.join(missing)}: name them with --columns "
             f"(or csv:PATH?KEY=COLUMN,...), e.g. --columns submit=Submitted,run=Elapsed,"
-            f"procs=CPUs; the header has " + ", ".join(repr(n) for n in names),
+            f"procs=CPUs; the header has " + listed(names),
             line=lineno,
             field="header",
             value=shown(line),
@@ -310,23 +385,49 @@ def _column_index(
 
 
 def _duration(text: str) -> float | None:
+    """Seconds (negative: unknown) or a duration; OutOfRange beyond `MAX_TIME`."""
     if _NUMBER.fullmatch(text):
         seconds = float(text)
-        return seconds if seconds >= 0 else None
+        if seconds < 0:
+            return None
+        if not seconds <= MAX_TIME:
+            raise OutOfRange(f"a duration of at most {MAX_TIME:g} s (about 31 million years)")
+        return seconds
     return parse_duration(text)
 
 
 def _amount(text: str) -> float | None:
+    """A finite number (negative: unknown)."""
     if not _NUMBER.fullmatch(text):
         raise ValueError(text)
     number = float(text)
-    return number if number >= 0 else None
+    if number < 0:
+        return None
+    if number == float("inf"):
+        raise OutOfRange("a finite number")
+    return number
+
+
+def _count(text: str) -> float | None:
+    """Processors: a whole number up to `MAX_PROCS` (``4.0`` is 4, ``4.5`` refused, as
+    the Slurm reader refuses it; negative: unknown)."""
+    number = _amount(text)
+    if number is None:
+        return None
+    if number != int(number):
+        raise ValueError(text)
+    if number > MAX_PROCS:
+        raise OutOfRange(COUNT_EXPECTED)
+    return number
+
+
+def _memory(text: str) -> float | None:
+    number = _amount(text)
+    return None if number is None else checked_memory(number)
 
 
 def _job_id(text: str) -> float:
-    if not _WHOLE.fullmatch(text):
-        raise ValueError(text)
-    return float(text)
+    return float(parse_job_id(text))
 
 
 def _status(row: _Row) -> int | str:
@@ -334,8 +435,11 @@ def _status(row: _Row) -> int | str:
     text = row.cell("status")
     if text is None or is_unknown(text):
         return -1
-    if _NUMBER.fullmatch(text) and float(text) == int(float(text)):
-        return int(float(text))
+    if _NUMBER.fullmatch(text):
+        code = float(text)
+        if abs(code) < _STATUS_LIMIT and code == int(code):
+            return int(code)
+        raise row.error("status", "a whole status code of magnitude below 2**31", text)
     word = text.lower()
     if word in _STATUS_WORDS:
         return _STATUS_WORDS[word]
@@ -354,4 +458,7 @@ def _all_whole(rows: list[list[str]], column: int | None, width: int) -> bool:
     if column is None:
         return False
     cells = (row[column].strip() for row in rows if len(row) == width)
-    return all(_WHOLE.fullmatch(c) or _NEGATIVE.fullmatch(c) or is_unknown(c) for c in cells)
+    return all(
+        (_WHOLE.fullmatch(c) and len(c) <= _NAME_DIGITS) or _NEGATIVE.fullmatch(c) or is_unknown(c)
+        for c in cells
+    )

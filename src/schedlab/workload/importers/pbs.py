@@ -37,33 +37,79 @@ count each) and ``exec_host=n1/0*4+n2/0*4`` (PBS Pro: ``*N`` CPUs); ``nodes=2:pp
 (16), ``nodes=n1:ppn=4+n2:ppn=4`` (8), ``select=2:ncpus=4+1:ncpus=8`` (16). PBS has no
 partitions (field 16 stays -1). The E record of an array job itself (``123[].server``) is
 skipped as ``array_parent``: its subjobs have their own records.
+
+**Refused** (one error naming the file, line and key; bounds in `common`): a record date
+that is not a calendar date (``13/45/2024``), a key this reader reads given twice with
+different values in one record, job ids of 2**53 or more, processor and node counts
+beyond 2**31 - 1 (also as the sum of ``exec_host``, ``nodes`` or ``select``), memory
+beyond 2**53 KB, non-ASCII digits, times beyond 5e14 s from 1970, durations beyond 1e15 s.
 """
 
 from __future__ import annotations
 
+import calendar
 import os
 import re
 from collections.abc import Callable
 
 from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
+    COUNT_EXPECTED,
+    MAX_INSTANT,
     Job,
     JobLog,
+    OutOfRange,
+    checked_memory,
+    parse_count,
     parse_duration,
     parse_field,
+    parse_job_id,
     read_text,
     shown,
+    split_lines,
+    whole_number,
 )
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_PROCS, Workload
 
 __all__ = ["RECORD", "cpus_of_exec_host", "cpus_of_nodes", "cpus_of_select", "read_pbs"]
 
-RECORD = re.compile(r"(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d);([A-Za-z]);([^;]*);(.*)")
-_PAIR = re.compile(r'([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)')
-_JOB_ID = re.compile(r"(\d+)(?:\[(\d*)\]|-(\d+))?(?:\..*)?")
-_INT = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_SIZE = re.compile(r"(\d+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?", re.IGNORECASE)
+# (re.ASCII: digits are 0-9 only, and values end at ASCII white space only, so that a
+# U+2028 or U+0085 in a job name stays in it)
+RECORD = re.compile(r"(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d);([A-Za-z]);([^;]*);(.*)", re.ASCII)
+_PAIR = re.compile(r'([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)', re.ASCII)
+_JOB_ID = re.compile(r"(\d+)(?:\[(\d*)\]|-(\d+))?(?:\..*)?", re.ASCII)
+_INT = re.compile(r"[+-]?\d+", re.ASCII)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
+_SIZE = re.compile(r"(\d+)(b|kb|mb|gb|tb|pb|w|kw|mw|gw|tw)?", re.IGNORECASE | re.ASCII)
+# The keys this reader reads: one given twice with different values is refused.
+_READ = frozenset(
+    {
+        "ctime",
+        "qtime",
+        "start",
+        "end",
+        "exec_host",
+        "resources_used.walltime",
+        "resources_used.ncpus",
+        "resources_used.cput",
+        "resources_used.mem",
+        "Resource_List.ncpus",
+        "Resource_List.select",
+        "Resource_List.nodes",
+        "Resource_List.nodect",
+        "Resource_List.walltime",
+        "Resource_List.mem",
+        "Resource_List.pmem",
+        "Exit_status",
+        "user",
+        "group",
+        "jobname",
+        "queue",
+    }
+)
+_EPOCH_EXPECTED = "epoch seconds"
+_DIGITS = re.compile(r"\d+", re.ASCII)
+_TOO_MANY_CPUS = f"at most {MAX_PROCS} CPUs in all"
 _SIZE_BYTES = {
     "b": 1,
     "kb": 1024,
@@ -90,7 +136,7 @@ def read_pbs(
     log = JobLog(where, "PBS accounting log")
     deleted: set[str] = set()
     text = read_text(name, where)
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         m = RECORD.fullmatch(line.strip())
@@ -101,11 +147,15 @@ def read_pbs(
                 line=lineno,
                 value=shown(line),
             )
+        _check_date(where, lineno, m)
         log.records += 1
         kind, job_text = m[7].upper(), m[8].strip()
         number = _JOB_ID.fullmatch(job_text)
         if number is not None:
-            log.saw_id(int(number[1]))
+            job_id = parse_field(
+                number[1], parse_job_id, "", where=where, line=lineno, field="JOBID"
+            )
+            log.saw_id(int(job_id or 0))
         if kind == "D":
             deleted.add(job_text)
         if kind != "E":
@@ -113,6 +163,27 @@ def read_pbs(
             continue
         _end_record(log, where, lineno, job_text, m[9], job_text in deleted)
     return log.build(source=name, max_procs=max_procs)
+
+
+def _check_date(where: str, lineno: int, m: re.Match[str]) -> None:
+    """Refuse a record whose MM/DD/YYYY HH:MM:SS is not a calendar date and time."""
+    month, day, year, hour, minute, second = (int(m[i]) for i in range(1, 7))
+    if (
+        1 <= month <= 12
+        and 1 <= day <= calendar.monthrange(max(year, 1), month)[1]
+        and hour < 24
+        and minute < 60
+        and second < 61
+    ):
+        return
+    raise WorkloadError(
+        where,
+        "expected a date and time MM/DD/YYYY HH:MM:SS (month 01-12, a day of that month, "
+        "hour 00-23)",
+        line=lineno,
+        field="date",
+        value=shown(m.group(0)[:19]),
+    )
 
 
 def _end_record(
@@ -130,13 +201,24 @@ def _end_record(
     if ids[2] == "":  # 123[]: the array job itself
         log.skip("array_parent")
         return
-    pairs = {key: _unquoted(text) for key, text in _PAIR.findall(message)}
+    pairs: dict[str, str] = {}
+    for key, text in _PAIR.findall(message):
+        value_text = _unquoted(text)
+        if key in _READ and pairs.get(key, value_text) != value_text:
+            raise WorkloadError(
+                where,
+                "expected each key once in a record (given twice, with different values)",
+                line=lineno,
+                field=key,
+                value=shown(f"{pairs[key]} / {value_text}"),
+            )
+        pairs[key] = value_text
 
     def value(key: str, parse: Callable[[str], float | None], expected: str) -> float | None:
         return parse_field(pairs.get(key), parse, expected, where=where, line=lineno, field=key)
 
     def epoch(key: str) -> float | None:
-        return value(key, _epoch, "epoch seconds")
+        return value(key, _epoch, _EPOCH_EXPECTED)
 
     def walltime(key: str) -> float | None:
         return value(key, parse_duration, "a duration HH:MM:SS or seconds")
@@ -153,14 +235,14 @@ def _end_record(
         run = end - start
     procs = value("exec_host", cpus_of_exec_host, "hosts such as n1/0-3+n2/0*4")
     if procs is None:
-        procs = value("resources_used.ncpus", _whole, "a whole number")
-    requested = value("Resource_List.ncpus", _whole, "a whole number")
+        procs = value("resources_used.ncpus", parse_count, COUNT_EXPECTED)
+    requested = value("Resource_List.ncpus", parse_count, COUNT_EXPECTED)
     if requested is None:
         requested = value("Resource_List.select", cpus_of_select, "chunks such as 2:ncpus=4")
     if requested is None:
         requested = value("Resource_List.nodes", cpus_of_nodes, "nodes such as 2:ppn=8")
     if requested is None:
-        requested = value("Resource_List.nodect", _whole, "a whole number")
+        requested = value("Resource_List.nodect", parse_count, COUNT_EXPECTED)
     width = procs or requested
     cput = walltime("resources_used.cput")
     used = size_kb("resources_used.mem")
@@ -195,6 +277,7 @@ def _end_record(
             group=log.groups(pairs.get("group")),
             executable=log.executables(pairs.get("jobname")),
             queue=log.queues(pairs.get("queue")),
+            line=lineno,
         )
     )
 
@@ -206,26 +289,38 @@ def _unquoted(text: str) -> str:
 def _epoch(text: str) -> float:
     if not _NUMBER.fullmatch(text):
         raise ValueError(text)
-    return float(text)
-
-
-def _whole(text: str) -> float:
-    if not text.isdigit():
-        raise ValueError(text)
-    return float(text)
+    value = float(text)
+    if not value <= MAX_INSTANT:
+        raise OutOfRange(f"{_EPOCH_EXPECTED} of at most {MAX_INSTANT:g} (15 million years)")
+    return value
 
 
 def _integer(text: str) -> float:
     if not _INT.fullmatch(text):
         raise ValueError(text)
-    return float(text)
+    return float(text)  # (only compared with 0: float of many digits is inf, no error)
 
 
 def _size_kb(text: str) -> float:
     m = _SIZE.fullmatch(text)
     if m is None:
         raise ValueError(text)
-    return int(m[1]) * _SIZE_BYTES[(m[2] or "b").lower()] / 1024.0
+    return checked_memory(float(m[1]) * _SIZE_BYTES[(m[2] or "b").lower()] / 1024.0)
+
+
+def _total(total: int) -> float:
+    """A sum of CPUs, at most `MAX_PROCS` (else OutOfRange)."""
+    if total > MAX_PROCS:
+        raise OutOfRange(_TOO_MANY_CPUS)
+    return float(total)
+
+
+def _cpu_number(text: str) -> int:
+    """A number of a CPU spec (an index, a count): ASCII digits; OutOfRange when it has
+    more digits than any CPU count can (a corrupt record, not a machine)."""
+    if _DIGITS.fullmatch(text) and len(text.lstrip("0")) > 20:
+        raise OutOfRange(_TOO_MANY_CPUS)
+    return whole_number(text)
 
 
 def cpus_of_exec_host(text: str) -> float:
@@ -242,19 +337,18 @@ def cpus_of_exec_host(text: str) -> float:
         for item in spec.split(","):
             index, star, count = item.partition("*")
             low, dash, high = index.partition("-")
-            if not low.isdigit() or (dash and not high.isdigit()):
-                raise ValueError(text)
+            first = _cpu_number(low)
             if star:
-                if not count.isdigit():
-                    raise ValueError(text)
-                total += int(count)
+                total += _cpu_number(count)
             elif dash:
-                if int(high) < int(low):
+                last = _cpu_number(high)
+                if last < first:
                     raise ValueError(text)
-                total += int(high) - int(low) + 1
+                total += last - first + 1
             else:
                 total += 1
-    return float(total)
+            _total(total)
+    return _total(total)
 
 
 def cpus_of_nodes(text: str) -> float:
@@ -266,16 +360,15 @@ def cpus_of_nodes(text: str) -> float:
         tokens = part.split(":")
         if not tokens[0]:
             raise ValueError(text)
-        nodes = int(tokens[0]) if tokens[0].isdigit() else 1
+        nodes = _chunks(tokens[0])
         ppn = 1
         for token in tokens[1:]:
             key, _, val = token.partition("=")
             if key == "ppn":
-                if not val.isdigit():
-                    raise ValueError(text)
-                ppn = int(val)
+                ppn = _cpu_number(val)
         total += nodes * ppn
-    return float(total)
+        _total(total)
+    return _total(total)
 
 
 def cpus_of_select(text: str) -> float:
@@ -284,15 +377,22 @@ def cpus_of_select(text: str) -> float:
     total = 0
     for part in text.split("+"):
         tokens = part.split(":")
-        chunks = 1
+        chunks = _chunks(tokens[0])
         if tokens[0].isdigit():
-            chunks = int(tokens.pop(0))
+            tokens.pop(0)
         ncpus = 1
         for token in tokens:
             key, _, val = token.partition("=")
             if key == "ncpus":
-                if not val.isdigit():
-                    raise ValueError(text)
-                ncpus = int(val)
+                ncpus = _cpu_number(val)
         total += chunks * ncpus
-    return float(total)
+        _total(total)
+    return _total(total)
+
+
+def _chunks(token: str) -> int:
+    """The count a ``nodes``/``select`` chunk starts with; 1 for a host name or none.
+    Digits of another script (``٣``) are refused, not taken for a host name."""
+    if token.isdigit():  # (str.isdigit: any script's digits, refused by _cpu_number)
+        return _cpu_number(token)
+    return 1

@@ -50,6 +50,11 @@ never started (``123_[5-9]``, ``123_[5,7]``) is skipped as ``unstarted_array_tas
 The components of a heterogeneous job (``123+0``, ``123+1``) start together, so they are
 merged into one job ``123``: processors added, run and requested time the longest,
 average CPU time and memory weighted by processors, the first failure's status.
+
+**Refused** (one error naming the file, line and column; bounds in `common`): a column
+this reader reads named twice in the header (which one would hold the value?), job ids
+of 2**53 or more, counts beyond 2**31 - 1, non-ASCII digits, dates beyond 5e14 s from
+1970 or with a zone offset of 24 hours or more, durations beyond 1e15 s.
 """
 
 from __future__ import annotations
@@ -60,13 +65,18 @@ from collections.abc import Callable
 
 from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
+    COUNT_EXPECTED,
     Job,
     JobLog,
+    checked_memory,
+    parse_count,
     parse_duration,
     parse_field,
     parse_instant,
+    parse_job_id,
     read_text,
     shown,
+    split_lines,
 )
 from schedlab.workload.job import Workload
 
@@ -108,11 +118,36 @@ SLURM_SKIPPED: dict[str, str] = {
 }
 # Alternative column names (lower case) -> the name used here.
 _ALIASES = {"ncpus": "alloccpus", "allocnodes": "nnodes"}
-_ARRAY_RANGE = re.compile(r"\d+_\[[^\]]*\]")
-_ARRAY_TASK = re.compile(r"\d+_\d+")
-_HET = re.compile(r"(\d+)\+\d+")
-_PLAIN = re.compile(r"\d+")
-_MEMORY = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)([nc]?)", re.IGNORECASE)
+# The columns this reader reads (lower case, aliases included): named twice, refused.
+_READ = frozenset(
+    {
+        "jobid",
+        "jobidraw",
+        "jobname",
+        "submit",
+        "start",
+        "end",
+        "elapsed",
+        "timelimit",
+        "alloccpus",
+        "reqcpus",
+        "reqmem",
+        "nnodes",
+        "totalcpu",
+        "user",
+        "group",
+        "partition",
+        "qos",
+        "state",
+        *_ALIASES,
+    }
+)
+# (re.ASCII: digits are 0-9 only)
+_ARRAY_RANGE = re.compile(r"\d+_\[[^\]]*\]", re.ASCII)
+_ARRAY_TASK = re.compile(r"\d+_\d+", re.ASCII)
+_HET = re.compile(r"(\d+)\+\d+", re.ASCII)
+_PLAIN = re.compile(r"\d+", re.ASCII)
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)([nc]?)", re.IGNORECASE | re.ASCII)
 _MEMORY_KB = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3, "P": 1024.0**4}
 _LIMITLESS = frozenset({"unlimited", "partition_limit", "infinite"})
 
@@ -143,7 +178,7 @@ class _SacctReader:
         self.merged = 0
 
     def read(self, max_procs: int | None) -> tuple[Workload, list[str]]:
-        lines = read_text(self.name, self.where).splitlines()
+        lines = split_lines(read_text(self.name, self.where))
         at = next((i for i, line in enumerate(lines) if line.strip()), None)
         if at is None:
             raise WorkloadError(self.where, "no jobs (the file is empty)")
@@ -152,7 +187,7 @@ class _SacctReader:
         if trailing:
             names = names[:-1]
         self.names = [n.strip() for n in names]
-        self.columns = {_ALIASES.get(n.lower(), n.lower()): i for i, n in enumerate(self.names)}
+        self.columns = self._column_index(at + 1, lines[at])
         self._check_header(at + 1, lines[at])
         for lineno in range(at + 2, len(lines) + 1):
             line = lines[lineno - 1]
@@ -181,6 +216,29 @@ class _SacctReader:
             "saving change moves the submit times after it by an hour)"
         )
         return self.log.build(source=self.name, max_procs=max_procs)
+
+    def _column_index(self, lineno: int, line: str) -> dict[str, int]:
+        """Column (lower case, aliases resolved) -> position. A column read here and named
+        twice is refused; of a column and its alias (AllocCPUS, NCPUS) the column wins."""
+        seen: dict[str, int] = {}
+        for i, name in enumerate(self.names):
+            low = name.lower()
+            if low in _READ and low in seen:
+                raise WorkloadError(
+                    self.where,
+                    f"column {shown(name)} appears twice in the header line (columns "
+                    f"{seen[low] + 1} and {i + 1}): which one holds the value? Keep one",
+                    line=lineno,
+                    field="header",
+                    value=shown(line),
+                )
+            seen.setdefault(low, i)
+        columns: dict[str, int] = {}
+        for low, i in seen.items():
+            key = _ALIASES.get(low, low)
+            if key not in columns or low == key:
+                columns[key] = i
+        return columns
 
     def _check_header(self, lineno: int, line: str) -> None:
         has = self.columns.__contains__
@@ -221,13 +279,19 @@ class _SacctReader:
         field = self.names[self.columns[key]] if key in self.columns else key
         return parse_field(text, parse, expected, where=self.where, line=lineno, field=field)
 
+    def _job_number(self, lineno: int, key: str, digits: str) -> int:
+        """The job id ``digits`` of column ``key`` (below 2**53, else WorkloadError)."""
+        field = self.names[self.columns[key]]
+        number = parse_field(digits, parse_job_id, "", where=self.where, line=lineno, field=field)
+        return int(number or 0)
+
     def _record(self, lineno: int, cells: list[str]) -> None:
         log = self.log
         job_text = self._cell(cells, "jobid") or ""
-        for text in (job_text, self._cell(cells, "jobidraw") or ""):
-            number = _PLAIN.match(text)  # the job id's leading number
+        for key in ("jobid", "jobidraw"):
+            number = _PLAIN.match(self._cell(cells, key) or "")  # the id's leading number
             if number is not None:
-                log.saw_id(int(number[0]))
+                log.saw_id(self._job_number(lineno, key, number[0]))
         if "." in job_text:
             log.skip("job_step")
             return
@@ -263,7 +327,7 @@ class _SacctReader:
             status = SLURM_STATUS[state]
         job = self._job(lineno, cells, job_text, status)
         if het is not None:
-            leader = int(het[1])
+            leader = self._job_number(lineno, "jobid", het[1])
             job.job_id = leader
             if leader in self.het:
                 _merge(self.het[leader], job)
@@ -279,7 +343,7 @@ class _SacctReader:
             )
 
         def count(key: str) -> float | None:
-            return self._parse(lineno, cells, key, _count, "a whole number")
+            return self._parse(lineno, cells, key, parse_count, COUNT_EXPECTED)
 
         def duration(key: str, bare: float, what: str) -> float | None:
             return self._parse(lineno, cells, key, lambda t: parse_duration(t, bare=bare), what)
@@ -294,9 +358,9 @@ class _SacctReader:
         cpu = duration("totalcpu", 60.0, elapsed)
         raw = self._cell(cells, "jobidraw")
         if raw is not None and _PLAIN.fullmatch(raw):
-            job_id: int | None = int(raw)
+            job_id: int | None = self._job_number(lineno, "jobidraw", raw)
         elif _PLAIN.fullmatch(job_text):
-            job_id = int(job_text)
+            job_id = self._job_number(lineno, "jobid", job_text)
         else:
             job_id = None  # an array task: a new id (common)
         log = self.log
@@ -324,13 +388,8 @@ class _SacctReader:
             executable=log.executables(self._cell(cells, "jobname")),
             queue=log.queues(self._cell(cells, "qos")),
             partition=log.partitions(self._cell(cells, "partition")),
+            line=lineno,
         )
-
-
-def _count(text: str) -> float:
-    if not _PLAIN.fullmatch(text):
-        raise ValueError(text)
-    return float(text)
 
 
 def _time_limit(text: str) -> float | None:
@@ -345,7 +404,7 @@ def _memory_per_cpu(text: str, procs: float | None, nodes: float | None) -> floa
     m = _MEMORY.fullmatch(text)
     if m is None:
         raise ValueError(text)
-    kb = float(m[1]) * _MEMORY_KB[(m[2] or "M").upper()]
+    kb = checked_memory(float(m[1]) * _MEMORY_KB[(m[2] or "M").upper()])
     if kb <= 0:
         return None
     if m[3].lower() == "c":
