@@ -34,6 +34,7 @@ from schedlab.engine.kernel import Kernel
 from schedlab.engine.protocol import Policy, PolicyHooks, policy_hooks
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.grid.context import GridContext
+from schedlab.grid.dirac import check_polling
 from schedlab.grid.platforms import check_policies
 from schedlab.grid.registry import MetaScheduler, make_meta_scheduler, reports_of
 from schedlab.metrics.timeseries import TimeSeriesObserver
@@ -419,6 +420,11 @@ def _preemption_of(policies: Sequence[Any]) -> str:
     return modes.pop() if len(modes) == 1 else "mixed"
 
 
+def _last_submit(workload: GridWorkload | TdcsWorkload) -> float:
+    submits = workload.grid.submit_at if isinstance(workload, TdcsWorkload) else workload.submit_at
+    return float(submits.max()) if len(submits) else 0.0
+
+
 def _run_platform(s: Scenario) -> Result:
     clock = time.perf_counter()
     assert s.platform is not None
@@ -438,6 +444,8 @@ def _run_platform(s: Scenario) -> Result:
         raise ConfigError("meta_params", sorted(s.meta_params), "none with an instance")
     else:
         name, instance = str(getattr(s.meta, "name", "?")), s.meta
+    # DIRAC agents poll while jobs are still to come: refuse a retry that would flood
+    check_polling(instance, len(platform.queues()), _last_submit(workload), "retry")
     specs = platform.pool_specs()
     pools = [(spec, make_policy(spec.policy, **dict(spec.params))) for spec in specs]
     actors = instance.actors(GridContext.of(platform, s.seed))

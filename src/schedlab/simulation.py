@@ -14,6 +14,7 @@ from typing import Any
 
 from schedlab.engine.durations import SpeedupModel
 from schedlab.engine.protocol import Policy
+from schedlab.errors import ConfigError
 from schedlab.grid.registry import MetaScheduler, meta_scheduler_class
 from schedlab.grid.tdcs import CONFIGURATIONS, DEFAULT_CHECKPOINT_OVERHEAD, local_manager
 from schedlab.platform.description import Platform
@@ -111,11 +112,22 @@ def run_tdcs(
     **params: Any,
 ) -> Result:
     """Simulate ``workload`` on ``platform`` with ``dispatcher`` (a configuration of
-    `grid.tdcs.CONFIGURATIONS`, or any registered meta-scheduler) and its ``params``; every
-    cluster under pps(priority="attribute", ``preemption``), so that only the dispatcher
-    differs between runs; a checkpoint costs ``checkpoint_overhead`` s at restart and weighs
-    ``checkpoint_factor`` x the input (Baranov and Tikhomirov; SPEC 6)."""
-    meta, fixed = CONFIGURATIONS.get(dispatcher, (dispatcher, None))
+    `grid.tdcs.CONFIGURATIONS`) and its ``params``; every cluster under
+    pps(priority="attribute", ``preemption``), so that only the dispatcher differs between
+    runs; a checkpoint costs ``checkpoint_overhead`` s at restart and weighs
+    ``checkpoint_factor`` x the input (Baranov and Tikhomirov; SPEC 6).
+
+    Refused before anything runs (ConfigError): another meta-scheduler (the local managers
+    hand evicted jobs back to their dispatcher, which only these take back), and a workload
+    without jobs (every metric of the run would be undefined).
+    """
+    if dispatcher not in CONFIGURATIONS:
+        raise ConfigError("tdcs dispatcher", dispatcher, tuple(CONFIGURATIONS))
+    if not len(workload):
+        raise ConfigError(
+            f"tdcs workload {workload.source}", "0 jobs", "at least one job to dispatch"
+        )
+    meta, fixed = CONFIGURATIONS[dispatcher]
     mode = fixed or preemption
     if "checkpoint_factor" in param_types(meta_scheduler_class(meta)):
         params = {**params, "checkpoint_factor": checkpoint_factor}

@@ -1,5 +1,8 @@
 """Reading the TOML files users write (sweeps, platforms), with errors that name the file,
-the line and its text: one reader for every kind of file."""
+the line and its text: one reader for every kind of file. The file is read as every input is
+(`schedlab.inputs.read_input`): a regular file only (a FIFO or a device is one line, not a
+hang), under the input size limit, a UTF-8 byte-order mark dropped, and recorded so that no
+output of the command may replace it."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.errors import ConfigError
+from schedlab.inputs import read_input
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,14 +29,13 @@ def read_toml(path: str | os.PathLike[str], what: str) -> tuple[dict[str, Any], 
     kind of file in the errors. The folder is where the path names the file, a symbolic link
     not followed: ``examples/sweep.toml`` (a link into the package) reads its traces from
     beside ``examples/``."""
-    file = Path(path).expanduser()
     source = os.fspath(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            what, source, f"an existing, readable .toml file ({exc.strerror})"
-        ) from None
+    file = Path(os.path.expanduser(source) if "\0" not in source else source)  # ~unknown: as is
+
+    def fail(message: str) -> ConfigError:
+        return ConfigError(what, source, f"an existing, readable .toml file ({message})")
+
+    raw = read_input(file, kind=f"a {what}", error=fail)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

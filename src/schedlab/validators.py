@@ -22,6 +22,7 @@ from schedlab.errors import ConfigError
 
 __all__ = [
     "MAX_SEED",
+    "MAX_TIME",
     "check_fraction",
     "check_int",
     "check_number",
@@ -33,6 +34,11 @@ __all__ = [
 ]
 
 MAX_SEED = 2**63 - 1  # numpy takes any int >= 0; a stored seed must fit an int64 column
+# The end of time (s): at 1e15 s float64 still resolves 1/8 s, so a duration added to an
+# instant keeps its value; no instant of a simulation may pass it. The same value as
+# `workload.job.MAX_TIME`, here so that the layers below `workload` (`platform`) bound
+# their times by it too.
+MAX_TIME = 1e15
 
 Allowed = str | Iterable[str]
 

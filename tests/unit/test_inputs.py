@@ -23,7 +23,8 @@ from schedlab.outputs import atomic_output, check_output, write_atomic
 def default_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts from the default limit; what a test sets is undone after it."""
     monkeypatch.setattr(inputs, "_limit", None)
-    monkeypatch.delenv(ENV_LIMIT, raising=False)
+    monkeypatch.setenv(ENV_LIMIT, "1G")  # recorded, so the variable is restored (unset) after:
+    monkeypatch.delenv(ENV_LIMIT)  # --max-input-size exports the limit to the environment
 
 
 def bomb(path: Path, size: int) -> Path:

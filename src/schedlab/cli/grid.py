@@ -3,7 +3,6 @@ over the clusters of a platform."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,7 @@ from schedlab.cli.common import (
     parse_items,
     parse_params,
     print_frame,
+    print_json,
     print_registered,
     print_summary,
 )
@@ -148,9 +148,38 @@ def grid_run(
         platform = derive_platform(read_trace(workload))
     else:
         raise ConfigError("PLATFORM", None, "a platform file, or --workload TRACE to derive one")
-    wl = grid_workload(platform, workload, mode, parse_items("--generator", generator or ""), seed)
+    settings = parse_items("--generator", generator or "")
+    try:
+        wl = grid_workload(platform, workload, mode, settings, seed)
+        wl.check_platform(platform)  # (the run does it too) every job ends before 1e15 s
+    except ConfigError as exc:  # a generator's setting: name the option that set it
+        key = exc.option.rsplit(" ", 1)[-1]
+        if workload is not None or (key not in settings and key != "seed"):
+            raise
+        option = "--seed" if key == "seed" else f"--generator {key}"
+        raise ConfigError(option, exc.value, exc.allowed) from None
+    if not len(wl):  # every metric would be undefined
+        if workload is not None:
+            raise ConfigError("--workload", workload, "a trace with at least one job to run")
+        raise ConfigError(
+            "--generator",
+            generator or "(the platform's stream)",
+            "settings that draw at least one job (these draw none: a longer span, a higher "
+            "load or more jobs)",
+        )
     if by is not None:  # a TDCS stream is also split by priority, origin or cluster
         check_group_key(by, TDCS_GROUP_KEYS if isinstance(wl, TdcsWorkload) else GROUP_KEYS)
+    from schedlab.grid.dirac import check_polling
+
+    submits = getattr(wl, "grid", wl).submit_at  # DIRAC agents poll while jobs are to come
+    check_polling(instance, len(platform.queues()), float(submits.max()), "--param retry")
+    # every file read so far (the platform, its measured service times, a trace) is an input
+    # no output may replace: refused now, before the run, whatever option named it
+    check_outputs(
+        {"--jobs-out": jobs_out, "--timeseries-out": timeseries_out},
+        force=force,
+        inputs=[workload, platform_file],
+    )
     result = run_grid(platform, wl, instance, seed=seed, check=check)
     if jobs_out is not None:
         result.write_jobs(jobs_out)
@@ -162,7 +191,7 @@ def grid_run(
     groups = result.by(by) if by is not None else None
     if as_json:
         extra = {} if groups is None else {f"by_{by}": groups.to_dict(orient="records")}
-        print(json.dumps({"meta": meta, "params": result.meta_params, **summary, **extra}))
+        print_json({"meta": meta, "params": result.meta_params, **summary, **extra})
         return
     shown = print_summary(
         f"{meta} on {platform.source}: {wl.source}",
@@ -219,6 +248,13 @@ def tdcs_run(
     ] = "round_robin",
     hours: Annotated[float, typer.Option(help="Generator: hours of arrivals.")] = 72.0,
     load: Annotated[float, typer.Option(help="Generator: offered load.")] = 0.85,
+    max_jobs: Annotated[
+        int,
+        typer.Option(
+            help="Generator: the most jobs it may draw; --hours and --load that would draw "
+            "more are refused (raise it deliberately for longer runs)."
+        ),
+    ] = 1_000_000,
     seed: Annotated[int, typer.Option(help="Seed of the generator and of random.")] = 1,
     check: Annotated[bool, typer.Option(help="Check the kernel's invariants.")] = False,
     jobs_out: JobsOutOpt = None,
@@ -227,16 +263,30 @@ def tdcs_run(
 ) -> None:
     """Simulate the system of Baranov and Tikhomirov (Computational Technologies 2017): a
     dispatcher over clusters with priority managers."""
+    from schedlab.grid.tdcs import CONFIGURATIONS, local_manager
     from schedlab.simulation import run_tdcs
-    from schedlab.workload.models.tdcs import TdcsWorkload, generate_tdcs
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
-    check_outputs({"--jobs-out": jobs_out}, force=force, inputs=[workload, platform_file])
+    # options first, before any file is read or job drawn
+    if dispatcher not in CONFIGURATIONS:
+        raise ConfigError("--dispatcher", dispatcher, tuple(CONFIGURATIONS))
+    for option, value in (("--horizon", horizon), ("--candidate-rule", candidate_rule)):
+        if value is not None and CONFIGURATIONS[dispatcher][0] != "tdcs":
+            allowed = "only with --dispatcher tdcs or tdcs_no_preemption"
+            raise ConfigError(option, value, allowed)
+    local_manager(preemption, checkpoint_overhead)  # --preemption, --checkpoint-overhead
+    table = None if priority_from in ("queue", "none") else priority_from
+    if table is not None and workload is None:
+        raise ConfigError(
+            "--priority-from", priority_from, "a table only with --workload (a trace)"
+        )
+    check_outputs({"--jobs-out": jobs_out}, force=force, inputs=[workload, platform_file, table])
     from schedlab.grid.platforms import load_platform_source
 
     # a file, or builtin:NAME
     platform = load_platform_source("builtin:tdcs" if platform_file is None else str(platform_file))
     if workload is None:
-        wl = generate_tdcs(platform, hours=hours, load=load, seed=seed)
+        wl = _tdcs_stream(platform, hours, load, seed, max_jobs)
     else:
         from schedlab.workload.importers import read_trace
 
@@ -245,6 +295,7 @@ def tdcs_run(
             platform,
             priority_from=priority_from,
             origin=origin,
+            on_note=note,
         )
     params: dict[str, Any] = {}
     if horizon is not None:
@@ -265,8 +316,7 @@ def tdcs_run(
         result.write_jobs(jobs_out)
     summary = result.summary()
     if as_json:
-        clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items()}
-        print(json.dumps({"dispatcher": dispatcher, "params": params, **clean}))
+        print_json({"dispatcher": dispatcher, "params": params, **summary})
         return
     print_summary(
         f"{dispatcher} on {platform.source}: {wl.source}",
@@ -274,3 +324,33 @@ def tdcs_run(
         style=TDCS,
         outputs=(jobs_out,),
     )
+
+
+# the generator's parameters -> the options of `tdcs run` that set them
+_TDCS_OPTIONS = {
+    "tdcs generator hours": "--hours",
+    "tdcs generator load": "--load",
+    "tdcs generator seed": "--seed",
+    "tdcs generator max_jobs": "--max-jobs",
+}
+
+
+def _tdcs_stream(platform: Any, hours: float, load: float, seed: int, max_jobs: int) -> Any:
+    """The pre-registered streams for `tdcs run`: errors name its options, and a span too
+    short to draw a single job is refused (every metric would be undefined)."""
+    from schedlab.workload.models.tdcs import generate_tdcs
+
+    try:
+        wl = generate_tdcs(platform, hours=hours, load=load, seed=seed, max_jobs=max_jobs)
+    except ConfigError as exc:
+        option = _TDCS_OPTIONS.get(exc.option)
+        if option is None:
+            raise
+        raise ConfigError(option, exc.value, exc.allowed) from None
+    if not len(wl):
+        raise ConfigError(
+            "--hours",
+            hours,
+            f"enough hours to draw at least one job at --load {load:g} (this span draws none)",
+        )
+    return wl

@@ -20,6 +20,11 @@ class GridContext:
     ``seed`` seeds whatever is random in the meta-scheduler (random push, tie breaks).
     ``network``: latency and bandwidth between every two sites (`platform.network`: what a
     dispatcher pays to move a job's input; None: nothing costs anything).
+    ``placements[p]`` and ``holds[p]``: pool p's placement rule (fastest, slowest, random)
+    and the longest its nodes stay held after a job's end (mu_env's upper bound, s), which
+    the DIRAC agents need to tell a pilot that can never get a fitting node from one that
+    waits for a node to be freed (`grid.dirac`); a context built by hand may leave them out
+    (every pool "fastest", nothing held).
     The live state of the pools (depths, free nodes) is read through the kernel
     (`engine.actors.PlatformView`) at run time.
     """
@@ -30,6 +35,8 @@ class GridContext:
     message_time: tuple[float, ...]
     seed: int = 0
     network: Network | None = field(default=None, compare=False)
+    placements: tuple[str, ...] = ()
+    holds: tuple[float, ...] = ()
 
     @property
     def pools(self) -> int:
@@ -54,7 +61,17 @@ class GridContext:
             message_time=tuple(times[s] for s in sites),
             seed=seed,
             network=Network.of(platform),
+            placements=tuple(q.placement for q in platform.queues()),
+            holds=tuple(float(q.mu_env.upper) for q in platform.queues()),
         )
+
+    def placement(self, pool: int) -> str:
+        """Pool ``pool``'s placement rule ("fastest" when the context does not say)."""
+        return self.placements[pool] if pool < len(self.placements) else "fastest"
+
+    def hold(self, pool: int) -> float:
+        """The longest pool ``pool`` holds a node after a job's end (0 when not said)."""
+        return self.holds[pool] if pool < len(self.holds) else 0.0
 
     @property
     def links(self) -> Network:

@@ -58,6 +58,23 @@ no timer and waits for such an event; the only timer is ``retry`` after a negati
 to be released to it (`PlatformView.unreleased`): it sets no timer then, so the run can end,
 also on a shared platform whose local jobs go on arriving.
 
+**Every wait ends.** An agent waits for an event (a start or an end in its queue, a reply)
+or for ``retry`` (at least 1 ms; a wake-up is always later than the instant that set it,
+however large the clock), and a meta-job stays in the task queue only while some pool could
+run it (`_check_runnable`). One loop needs more: a pilot agent's probe describes its queue's
+fastest node, but a pilot lands where its queue's placement puts it; when the nodes it gets
+are too slow for the job the probe saw (a queue of mixed powers, placement = "slowest"), the
+pilot exits without a payload (**wasted for its node**) and the agent submits another, which
+lands on the same kind of node. *Progress* is anything else: a job arriving, taken, put back,
+or starting or ending anywhere (its queue's local jobs, payloads, a static agent's jobs). A
+pilot wasted for its node again with no progress since the last one, at the same instant,
+makes its agent wait ``retry`` (no loop in zero time). And when every queue that could run
+the job has had two pilots wasted for their nodes since the last progress, with a placement
+that is not random, for longer than the queue holds an ended job's nodes (mu_env), and
+nothing else is left in any queue, in a payload or to be released, no pilot can ever run
+it: the run stops with a `PolicyError` naming the job and the queues, instead of looping for
+ever. (With random placement a pilot reaches a fitting node sooner or later.)
+
 Counters (`counters()`): ``matcher_requests`` (all requests the matcher received) and by kind
 ``matcher_requests_agent`` (static agents' requests, pilot agents' probes),
 ``matcher_requests_first_pull`` (a pilot's first pull), ``matcher_requests_refill`` (a
@@ -71,7 +88,6 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from heapq import heappop, heappush
 from typing import ClassVar, Literal, NamedTuple
@@ -84,6 +100,9 @@ from schedlab.engine.events import JobState
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import register_meta_scheduler
+from schedlab.grid.taskqueue import Reply, Request, Resource, TaskQueue
+from schedlab.platform.service import MAX_DELAY
+from schedlab.validators import is_number
 
 __all__ = [
     "KINDS",
@@ -98,6 +117,7 @@ __all__ = [
     "Resource",
     "StaticAgents",
     "TaskQueue",
+    "check_polling",
 ]
 
 KINDS = ("agent", "first_pull", "refill")
@@ -107,41 +127,10 @@ first pull, a filling pilot's later pulls."""
 _RUNNING = int(JobState.RUNNING)
 _INF = math.inf
 _NO_ORG = -1  # the organisation of jobs without an ``org`` attribute
-
-
-class Resource(NamedTuple):
-    """A resource description, as a request carries it to the matcher.
-
-    ``procs``: the most processors a job may use (a queue's size, a pilot's processors);
-    ``power``: NCU/s of the nodes a job would run on; ``seconds``: the time it may run
-    (inf: not limited by the description); ``free``: free processors of the queue when it
-    asked (information only).
-    """
-
-    pool: int
-    procs: int
-    power: float
-    seconds: float
-    free: int
-
-
-class Request(NamedTuple):
-    """A request to the matcher: ``take`` a job (static agents, pilots) or only ask whether
-    one fits (pilot agents' probes); ``pilot`` is the asking pilot (-1: an agent)."""
-
-    kind: str
-    resource: Resource
-    pilot: int = -1
-    take: bool = True
-
-
-class Reply(NamedTuple):
-    """The matcher's answer: ``job`` taken (or, for a probe, the head that fits), -1 for
-    none; ``procs`` the processors that job asks for."""
-
-    request: Request
-    job: int
-    procs: int = 0
+MAX_EPSILON = 100.0  # depth / nodes an agent may fill its queue to (paper: 0.3)
+MIN_RETRY = 1e-3  # seconds an agent waits at least after a negative answer
+MAX_POLLS = 10_000_000  # requests a stream's span may call for (`check_polling`)
+MAX_REQUESTS = 20_000_000  # requests a run may make before it is stopped
 
 
 class _Event(NamedTuple):
@@ -149,58 +138,6 @@ class _Event(NamedTuple):
 
     job: int
     event: JobEvent
-
-
-class TaskQueue:
-    """Jobs grouped by class (a hashable requirement tuple), classes in creation order,
-    FIFO within a class (module docstring)."""
-
-    def __init__(self) -> None:
-        self._classes: dict[tuple[int, int], deque[int]] = {}  # dicts keep insertion order
-        self._size = 0
-
-    def __len__(self) -> int:
-        return self._size
-
-    def add(self, job: int, key: tuple[int, int]) -> None:
-        queue = self._classes.get(key)
-        if queue is None:
-            queue = self._classes[key] = deque()
-        queue.append(job)
-        self._size += 1
-
-    def put_back(self, job: int, key: tuple[int, int]) -> None:
-        """Return a job that was taken to the head of its class (a pilot died meanwhile)."""
-        queue = self._classes.get(key)
-        if queue is None:
-            queue = self._classes[key] = deque()
-        queue.appendleft(job)
-        self._size += 1
-
-    def first(self, fits: Callable[[int], bool]) -> tuple[tuple[int, int], int] | None:
-        """FRFS: the first class in creation order whose head fits, and that head."""
-        for key, queue in self._classes.items():
-            if fits(queue[0]):
-                return key, queue[0]
-        return None
-
-    def take(self, key: tuple[int, int]) -> int:
-        """Remove and return the head of class ``key`` (deleted when emptied)."""
-        queue = self._classes[key]
-        job = queue.popleft()
-        if not queue:
-            del self._classes[key]
-        self._size -= 1
-        return job
-
-    def queues(self) -> Iterator[tuple[tuple[int, int], deque[int]]]:
-        """(class, its live FIFO) in creation order: read, never modify."""
-        yield from self._classes.items()
-
-    def classes(self) -> Iterator[tuple[tuple[int, int], list[int]]]:
-        """(class, jobs) in creation order (for tests and inspection)."""
-        for key, queue in self._classes.items():
-            yield key, list(queue)
 
 
 @dataclass
@@ -211,6 +148,9 @@ class _Agent:
     asking: bool = False  # a request is outstanding
     retry_at: float = -_INF  # no request before this (after a negative answer)
     timer: float = _INF  # the earliest wake-up asked for it, not yet come
+    waste_stamp: int = -1  # the progress count at its last pilot wasted for its node
+    wastes: int = 0  # its pilots wasted for their nodes since that progress count
+    waste_at: float = -_INF  # when the last of them was
 
 
 @dataclass
@@ -268,6 +208,9 @@ class _Dirac:
         self._promised: dict[tuple[int, int], int] = {}
         self._promised_own: dict[tuple[int, tuple[int, int]], int] = {}
         self._spawning: deque[tuple[int, int] | None] = deque()  # promises of our Spawns
+        self._progress = 0  # events that are not a pilot wasted for its node (module doc)
+        self._asked = 0
+        self._progress_at = 0.0
 
     # -- the Actor protocol ---------------------------------------------------------------
     def setup(self, index: int, platform: PlatformView) -> None:
@@ -297,11 +240,16 @@ class _Dirac:
         self._promised = {}
         self._promised_own = {}
         self._spawning = deque()
+        self._progress = 0
+        self._progress_at = platform.now
+        self._asked = 0
         self.watches = tuple(range(pools))  # read by the kernel right after setup
 
     def on_arrival(self, job: int) -> None:
         self._check_runnable(job)
         self.tasks.add(job, self._key(job))
+        assert self._platform is not None
+        self._progressed(self._platform.now)
 
     def on_message(self, message: object) -> None:
         if not isinstance(message, (Request, Reply)):
@@ -408,6 +356,13 @@ class _Dirac:
 
     def _match(self, request: Request, now: float, out: list[ActorDecision]) -> None:
         self.requests[request.kind].append(now)
+        self._asked += 1
+        if self._asked > MAX_REQUESTS:  # (every wait ends; this bounds the waits' number)
+            raise PolicyError(
+                f"meta-scheduler {self.mode!r}: more than {MAX_REQUESTS:,} matcher requests by "
+                f"t={now:g} s (the agents ask every retry = {self.retry:g} s while jobs are to "
+                "come or wait): give a longer retry"
+            )
         resource = request.resource
         if request.pilot >= 0:
             info = self._pilots.get(request.pilot)
@@ -422,6 +377,7 @@ class _Dirac:
             if request.take:
                 self.tasks.take(key)
                 self._keys[job] = key
+                self._progressed(now)
             elif self.probe != "literal":
                 if self._unclaimed(resource):  # the pilot it submits is promised the class
                     self._promised[key] = self._promised.get(key, 0) + 1
@@ -517,7 +473,7 @@ class _Dirac:
         agent.asking = False
         self._dirty.add(p)
         if reply.job < 0:
-            agent.retry_at = now + self._retry_time()
+            agent.retry_at = _later(now, self._retry_time())
         elif self.mode == "static":
             out.append(Dispatch(reply.job, p, 0.0))
             self._sent(p)
@@ -551,7 +507,76 @@ class _Dirac:
         info = self._pilots[pilot]
         if info.payloads == 0:
             self.wasted += 1
+            self._wasted_for_node(pilot, info.pool)
         out.append(End(pilot))
+
+    # -- pilots wasted for their nodes (module docstring, "Every wait ends") ----------------
+    def _progressed(self, now: float) -> None:
+        self._progress += 1
+        self._progress_at = now
+
+    def _stuck_job(self, pool: int) -> int:
+        """The first job of the task queue the pool's probe would fit (-1: none)."""
+        probe = self._probe_resource(pool)
+        found = self.tasks.first(lambda j: self._fits(j, probe))
+        return -1 if found is None else found[1]
+
+    def _wasted_for_node(self, pilot: int, pool: int) -> None:
+        """A pilot of ``pool`` exits with no payload: if the task queue holds a job its probe
+        fits, it was wasted for its node; a repeat with no progress is a loop to end."""
+        assert self._platform is not None
+        if self._stuck_job(pool) < 0:
+            return  # wasted for want of jobs: the agent stops once the queue is empty
+        now = self._platform.now
+        agent = self._agents[pool]
+        if agent.waste_stamp != self._progress:
+            agent.waste_stamp, agent.wastes, agent.waste_at = self._progress, 1, now
+            return
+        agent.wastes += 1
+        if now <= agent.waste_at:  # a loop in zero time: wait as after a negative answer
+            agent.retry_at = _later(now, self._retry_time())
+        agent.waste_at = now
+        self._check_hopeless(pilot, pool, now)
+
+    def _cycling(self, pool: int) -> bool:
+        agent = self._agents[pool]
+        return agent.waste_stamp == self._progress and agent.wastes >= 2
+
+    def _check_hopeless(self, pilot: int, pool: int, now: float) -> None:
+        """PolicyError when no pilot can ever run the job ``pool``'s pilots are wasted for
+        (module docstring): every pool that could run it loops, nothing else can happen."""
+        plat = self._platform
+        assert plat is not None
+        job = self._stuck_job(pool)
+        if plat.unreleased[self._index] > 0 or self._hosts:
+            return
+        able = [q for q in range(len(plat.pools)) if self._fits(job, self._probe_resource(q))]
+        for q in able:
+            if not self._cycling(q) or self.context.placement(q) == "random":
+                return
+            if now - self._progress_at <= self.context.hold(q):
+                return  # a node held after an end may yet be freed
+        ours = [0] * len(plat.pools)
+        for pid, info in self._pilots.items():
+            where = plat.where[pid]
+            if where >= 0:
+                ours[where] += 1
+            elif not self._cycling(info.pool):
+                return  # a pilot on its way to a queue that may yet run the job
+        for q, state in enumerate(plat.pools):
+            if state.running + state.queued + state.received > ours[q]:
+                return  # another job: its start or end is progress
+            if ours[q] and not self._cycling(q):
+                return
+        names = ", ".join(self.context.pool_names[q] for q in able)
+        raise PolicyError(
+            f"meta-scheduler {self.mode!r}: job {job} ({plat.procs[job]} processors, "
+            f"{plat.requested_time[job]:g} NCU) can never run: the pilots of {names} land on "
+            f"nodes too slow for it (the last on a node of {plat.node_power[pilot]:g} NCU/s, "
+            f"placement {self.context.placement(pool)!r}) and exit with no payload, and "
+            "nothing else is left to happen; give that queue another placement, faster nodes "
+            "or a longer t_max"
+        )
 
     def _pilot_answered(
         self, pilot: int, reply: Reply, now: float, out: list[ActorDecision]
@@ -567,6 +592,7 @@ class _Dirac:
             if job >= 0:
                 self.tasks.put_back(job, self._keys.pop(job))
                 self._dirty.update(range(len(self._agents)))
+                self._progressed(now)
             return
         if job < 0:
             self._exit(pilot, out)
@@ -592,11 +618,15 @@ class _Dirac:
             elif event == JobEvent.EVICTED:  # handed back by its pool: it queues again
                 out.append(Dispatch(job, info.pool, 0.0))
                 self._sent(info.pool)
+                self._progressed(now)
             else:
                 if info.promise is not None:  # it died before its first pull was matched
                     self._unpromise(info)
+                if info.payloads:
+                    self._progressed(now)
                 del self._pilots[job]
             return
+        self._progressed(now)  # any other job's start or end
         host = self._hosts.get(job)
         if host is not None:  # a payload
             if event == JobEvent.STARTED:
@@ -621,6 +651,33 @@ class _Dirac:
             self._dirty.add(where)
 
 
+def check_polling(meta: object, pools: int, span: float, option: str = "retry") -> None:
+    """ConfigError (at ``option``) when DIRAC agents (``meta``'s params are `DiracParams`)
+    would ask the matcher more than `MAX_POLLS` times while a stream's jobs arrive over
+    ``span`` seconds at ``pools`` queues: an agent with nothing to take asks every ``retry``
+    s. Others meta-schedulers pass."""
+    params = getattr(meta, "params", None)
+    if not isinstance(params, DiracParams) or not span > 0:
+        return
+    polls = span / params.retry * max(pools, 1)
+    if polls > MAX_POLLS:
+        raise ConfigError(
+            option,
+            params.retry,
+            f"at least {span * max(pools, 1) / MAX_POLLS:.3g} s here: each agent asks the "
+            f"matcher every retry seconds while jobs are still to come, and this stream's jobs "
+            f"arrive over {span:.3g} s at {pools} queues (about {polls:,.0f} requests; at most "
+            f"{MAX_POLLS:,})",
+        )
+
+
+def _later(now: float, delay: float) -> float:
+    """``now + delay``, and never ``now`` itself: at a large clock a short delay would be
+    lost to rounding and an agent would ask again at the same instant, for ever."""
+    at = now + delay
+    return at if at > now else math.nextafter(now, _INF)
+
+
 # -- the registered meta-schedulers ---------------------------------------------------------
 
 
@@ -638,11 +695,17 @@ class DiracParams:
     jitter: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.epsilon, int | float) and 0 < self.epsilon < _INF):
-            raise ConfigError("dirac parameter epsilon", self.epsilon, "a number > 0")
-        if not (isinstance(self.retry, int | float) and 0 < self.retry < _INF):
-            raise ConfigError("dirac parameter retry", self.retry, "seconds > 0")
-        if not (isinstance(self.jitter, int | float) and 0 <= self.jitter < 1):
+        if not (is_number(self.epsilon) and 0 < self.epsilon <= MAX_EPSILON):
+            raise ConfigError(
+                "dirac parameter epsilon", self.epsilon, f"a number > 0, at most {MAX_EPSILON:g}"
+            )
+        if not (is_number(self.retry) and MIN_RETRY <= self.retry <= MAX_DELAY):
+            raise ConfigError(
+                "dirac parameter retry",
+                self.retry,
+                f"seconds > 0, in [{MIN_RETRY:g}, {MAX_DELAY:g}]",
+            )
+        if not (is_number(self.jitter) and 0 <= self.jitter < 1):
             raise ConfigError("dirac parameter jitter", self.jitter, "a fraction in [0, 1)")
 
 

@@ -7,7 +7,6 @@ Validation), and on a larger platform it is the baseline that places nothing.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -15,6 +14,8 @@ from schedlab.engine.actors import Actor, DirectDispatch
 from schedlab.errors import ConfigError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import BaseMetaScheduler, register_meta_scheduler
+from schedlab.platform.service import MAX_DELAY
+from schedlab.validators import is_number
 
 __all__ = ["Direct", "DirectParams"]
 
@@ -29,8 +30,10 @@ class DirectParams:
     def __post_init__(self) -> None:
         if isinstance(self.pool, bool) or not isinstance(self.pool, int) or self.pool < 0:
             raise ConfigError("direct parameter pool", self.pool, "a pool index >= 0")
-        if not (isinstance(self.delay, int | float) and 0 <= self.delay < math.inf):
-            raise ConfigError("direct parameter delay", self.delay, "seconds >= 0")
+        if not (is_number(self.delay) and 0 <= self.delay <= MAX_DELAY):
+            raise ConfigError(
+                "direct parameter delay", self.delay, f"seconds >= 0, at most {MAX_DELAY:g}"
+            )
 
 
 @register_meta_scheduler

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from schedlab.errors import ConfigError
 from schedlab.platform.description import Platform, Queue
-from schedlab.platform.files import parse_platform, read_platform
+from schedlab.platform.files import PlatformFileError, parse_platform, read_platform
 from schedlab.schedulers.registry import (
     available_policies,
     check_param,
@@ -73,6 +73,18 @@ def _check_queue(queue: Queue) -> None:
     if not isinstance(policy, str) or policy not in available_policies():
         raise ConfigError(f"{at}.policy", policy, available_policies())
     cls = policy_class(policy)
+    if callable(getattr(cls, "prepare", None)):  # clairvoyant: plans a whole machine's run
+        online = [
+            p
+            for p in available_policies()
+            if not callable(getattr(policy_class(p), "prepare", None))
+        ]
+        raise ConfigError(
+            f"{at}.policy",
+            policy,
+            f"a policy that schedules a queue online ({policy} plans a whole run on one "
+            f"machine before it starts): {', '.join(online)}",
+        )
     types = param_types(cls)
     for key, value in raw.items():
         if key not in types:
@@ -93,8 +105,12 @@ def _check_queue(queue: Queue) -> None:
 
 def check_platform(platform: Platform) -> Platform:
     """``platform`` with its policies (`check_policies`) and its default stream's generator
-    and settings (`workload.streams.check_stream`) checked."""
-    check_stream(check_policies(platform))
+    and settings (`workload.streams.check_stream`) checked; a mistake names the platform's
+    file (`PlatformFileError`) as well as the key."""
+    try:
+        check_stream(check_policies(platform))
+    except ConfigError as exc:
+        raise PlatformFileError.of(exc, platform.source) from None
     return platform
 
 

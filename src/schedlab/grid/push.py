@@ -35,6 +35,7 @@ from schedlab.engine.decisions import ActorDecision, Dispatch
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import BaseMetaScheduler, register_meta_scheduler
+from schedlab.validators import MAX_TIME, is_number
 
 __all__ = [
     "CentralizedPush",
@@ -45,6 +46,9 @@ __all__ = [
 
 # a job released at k x Δt minus a rounding error still belongs to period k
 _EPOCH_EPS = 1e-9
+# the shortest refresh period Δt > 0 (s): the period number of an instant (now / Δt, at most
+# 1e15 / 1e-6) stays a finite float and an exact enough int
+MIN_REFRESH = 1e-6
 
 
 class _Dispatcher(BaseActor):
@@ -234,8 +238,13 @@ class PushParams:
     tie: str = "site"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.refresh, int | float) and 0 <= self.refresh < math.inf):
-            raise ConfigError("push parameter refresh", self.refresh, "seconds >= 0 (0: exact)")
+        refresh = self.refresh
+        if not (is_number(refresh) and (refresh == 0 or MIN_REFRESH <= refresh <= MAX_TIME)):
+            raise ConfigError(
+                "push parameter refresh",
+                refresh,
+                f"seconds >= 0 (0: exact), else in [{MIN_REFRESH:g}, {MAX_TIME:g}]",
+            )
         if self.tie not in ("site", "free"):
             raise ConfigError("push parameter tie", self.tie, "site, free")
 

@@ -51,12 +51,14 @@ from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import register_meta_scheduler
 from schedlab.platform.network import Network
+from schedlab.schedulers.pps import MAX_CHECKPOINT_OVERHEAD
 from schedlab.validators import check_int, check_number, check_seconds
 
 __all__ = [
     "CANDIDATE_RULES",
     "CONFIGURATIONS",
     "DEFAULT_CHECKPOINT_OVERHEAD",
+    "MAX_CHECKPOINT_FACTOR",
     "PREEMPTION",
     "BaselineParams",
     "local_manager",
@@ -68,6 +70,9 @@ __all__ = [
 ]
 
 CANDIDATE_RULES = ("queue", "queue_and_running", "fits_by_preemption")
+# A checkpoint moved after an eviction weighs at most this times the job's input: beyond,
+# transfers of the generated inputs (up to 10 GB) would outlast any simulated clock.
+MAX_CHECKPOINT_FACTOR = 1000.0
 _DONE = int(JobState.DONE)
 _RUNNING = int(JobState.RUNNING)
 _INF = math.inf
@@ -412,7 +417,12 @@ class TdcsParams:
         h = self.horizon
         if h is not None:
             check_int("tdcs parameter horizon", h, allowed="an integer >= 1, or 0/None: unlimited")
-        check_number("tdcs parameter checkpoint_factor", self.checkpoint_factor, low=0)
+        check_number(
+            "tdcs parameter checkpoint_factor",
+            self.checkpoint_factor,
+            low=0,
+            high=MAX_CHECKPOINT_FACTOR,
+        )
 
 
 @dataclass(frozen=True)
@@ -423,7 +433,12 @@ class BaselineParams:
     checkpoint_factor: float = 1.0
 
     def __post_init__(self) -> None:
-        check_number("dispatcher parameter checkpoint_factor", self.checkpoint_factor, low=0)
+        check_number(
+            "dispatcher parameter checkpoint_factor",
+            self.checkpoint_factor,
+            low=0,
+            high=MAX_CHECKPOINT_FACTOR,
+        )
 
 
 class _Base:
@@ -526,7 +541,12 @@ def local_manager(
     ``preemption`` mode and, under checkpoints, the ``overhead`` of a restart (s)."""
     if preemption not in PREEMPTION:
         raise ConfigError("--preemption", preemption, PREEMPTION)
-    seconds = check_seconds("--checkpoint-overhead", overhead, allowed="seconds >= 0")
+    seconds = check_seconds(
+        "--checkpoint-overhead",
+        overhead,
+        high=MAX_CHECKPOINT_OVERHEAD,
+        allowed=f"seconds >= 0, at most {MAX_CHECKPOINT_OVERHEAD:g} (a restart's cost)",
+    )
     params: dict[str, Any] = {"priority": "attribute", "preemption": preemption}
     if preemption == "checkpoint":
         params["checkpoint_overhead"] = seconds

@@ -11,6 +11,7 @@ searches (no live observer): a job counts as queued on [submit, start), running 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,13 @@ __all__ = [
 ]
 
 GROUP_KEYS = ("site", "org", "stream")  # what per-group metrics and series can be split by
+_METRICS = (  # of all jobs (`_group_metrics` with no prefix)
+    "makespan",
+    "mean_wait_time",
+    "mean_local_wait_time",
+    "mean_execution_time",
+    "mean_response_time",
+)
 Columns = Mapping[str, np.ndarray]
 
 
@@ -71,17 +79,25 @@ def grid_summary(
     c: Columns, *, procs: int, counters: Mapping[str, int], wall_time: float
 ) -> dict[str, Any]:
     """The paper's metrics for all jobs, and separately for meta-jobs (``global_``) and local
-    jobs (``local_``), then the meta-scheduler's counters (matcher requests, pilots)."""
-    out: dict[str, Any] = {"jobs": len(c["job_id"]), "procs": procs}
-    groups = {"": np.ones(len(c["job_id"]), dtype=bool)}
+    jobs (``local_``), then the meta-scheduler's counters (matcher requests, pilots). A run
+    of no job (runs refuse such streams up front) has NaN metrics: undefined, not 0."""
+    n = len(c["job_id"])
+    out: dict[str, Any] = {"jobs": n, "procs": procs}
+    groups = {"": np.ones(n, dtype=bool)}
     groups["global_"] = c["stream"] == "global"
     groups["local_"] = c["stream"] == "local"
     for prefix, mask in groups.items():
         if mask.any():
             _group_metrics(c, mask, prefix, out)
+    if not n:
+        for key in _METRICS:
+            out[key] = math.nan
     makespan = out["makespan"]
     busy = float(np.dot(c["run_time"], c["procs"]))
-    out["utilization"] = busy / (procs * makespan) if makespan > 0 else 0.0
+    if not n:
+        out["utilization"] = math.nan
+    else:
+        out["utilization"] = busy / (procs * makespan) if makespan > 0 else 0.0
     out["killed"] = int(np.count_nonzero(c["killed"]))
     out.update(counters)
     out.setdefault("matcher_requests", 0)

@@ -29,13 +29,21 @@ import numpy as np
 
 from schedlab.errors import ConfigError
 from schedlab.platform.nodes import ReferencePool, merge_groups
-from schedlab.platform.pool import PoolSpec
-from schedlab.platform.service import Constant, ServiceTime
+from schedlab.platform.pool import MAX_POWER, MIN_POWER, PoolSpec
+from schedlab.platform.service import MAX_DELAY, Constant, ServiceTime
 from schedlab.validators import MAX_SEED, check_seed
 
 __all__ = [
     "CONTROL_MESSAGE_BYTES",
+    "DEFAULT_MAX_NODES",
+    "DEFAULT_MAX_QUEUES",
     "DEFAULT_STREAM",
+    "MAX_CONTROL_KB",
+    "MAX_DELAY",
+    "MAX_NODES",
+    "MAX_POWER",
+    "MIN_BANDWIDTH_MBIT",
+    "MIN_POWER",
     "NO_NETWORK",
     "Link",
     "Platform",
@@ -47,6 +55,25 @@ CONTROL_MESSAGE_BYTES = 30e3  # Caron et al. (LIP RR-2005-13), section 7: "30 ko
 MBIT = 1e6 / 8  # bytes per second in one Mbit/s
 MAX_NODES = 2**31 - 1  # as a pool's processors (platform.pool)
 DEFAULT_STREAM = "grid"  # the generator of Caron et al. (LIP RR-2005-13)
+
+# Bounds on what a platform holds, so that a run's clock stays below `MAX_TIME` (1e15 s,
+# where float64 still resolves the simulation) and a platform costs what it says:
+# * every delay a job meets on a platform (a latency, a service time mu_rec or mu_env, one
+#   of their values or means, a control message's transfer) is at most MAX_DELAY seconds
+#   (about 116 days, far beyond any real one): a million jobs meeting every such delay in
+#   turn still end before MAX_TIME;
+# * node powers are in [MIN_POWER, MAX_POWER] NCU/s, link bandwidths at least 1 kbit/s,
+#   control messages at most 1 GB: a transfer or a run on one node stays finite and bounded;
+# * a platform file holds at most DEFAULT_MAX_NODES nodes and DEFAULT_MAX_QUEUES queues (so
+#   as many sites at most): sampling powers takes 8 bytes per node and every queue is a pool
+#   of the kernel. A file raises them deliberately with top-level ``max_nodes = N`` (up to
+#   MAX_NODES) and ``max_queues = N``.
+# MAX_DELAY (1e7 s) is defined with the service times (`platform.service`), MIN_POWER and
+# MAX_POWER with the pools (`platform.pool`)
+MIN_BANDWIDTH_MBIT = 1e-3
+MAX_CONTROL_KB = 1e6
+DEFAULT_MAX_NODES = 1_000_000
+DEFAULT_MAX_QUEUES = 1000
 
 
 # --- links ---------------------------------------------------------------------------------
@@ -64,8 +91,10 @@ class Link:
         latency = float(self.latency)
         if not bandwidth > 0:  # NaN fails too
             raise ConfigError("link bandwidth", self.bandwidth, "bytes/s > 0 (inf allowed)")
-        if not (math.isfinite(latency) and latency >= 0):
-            raise ConfigError("link latency", self.latency, "a number of seconds >= 0")
+        if not (math.isfinite(latency) and 0 <= latency <= MAX_DELAY):
+            raise ConfigError(
+                "link latency", self.latency, f"a number of seconds in [0, {MAX_DELAY:g}]"
+            )
         object.__setattr__(self, "bandwidth", bandwidth)
         object.__setattr__(self, "latency", latency)
 
@@ -199,8 +228,12 @@ class Platform:
             if names.count(name) > 1:
                 raise ConfigError("platform site name", name, "unique site names")
         size = float(self.control_message)
-        if not (math.isfinite(size) and size >= 0):
-            raise ConfigError("platform control_message", self.control_message, "bytes >= 0")
+        if not (math.isfinite(size) and 0 <= size <= MAX_CONTROL_KB * 1000):
+            raise ConfigError(
+                "platform control_message",
+                self.control_message,
+                f"bytes in [0, {MAX_CONTROL_KB * 1000:g}]",
+            )
         object.__setattr__(self, "control_message", size)
         object.__setattr__(self, "seed", check_seed("platform seed", self.seed, high=MAX_SEED))
 

@@ -66,7 +66,22 @@ Rules (docs/model.md, "Grid platforms and workloads"):
   of ``(seed, 1, index)``), so pools draw independent service times and random placements.
 
 Every mistake raises `ConfigError` naming the key path (``sites[1].queues[0].t_max``; indices
-from 0), the value and what is allowed; unknown keys are mistakes too.
+from 0), the value and what is allowed; unknown keys are mistakes too. Read from a file, it is
+a `PlatformFileError`, whose message names the file as well.
+
+**Bounds** (`platform.description`): every delay (``latency_s``, ``mu_rec``, ``mu_env``, their
+values, bounds and means) is at most 1e7 s, ``t_max`` at most 1e15 s (or inf), node powers
+in [1e-6, 1e9] NCU/s, bandwidths at least 0.001 Mbit/s, ``control_message_kb`` at most 1e6,
+a measured sample at most a million values: the clock of a run stays below 1e15 s. A file
+holds at most 1,000,000 nodes and 1,000 queues (hence sites) unless it raises these ceilings
+deliberately with top-level keys::
+
+    max_nodes = 5000000              # nodes in all (up to 2**31 - 1); sampling takes 8 B each
+    max_queues = 5000                # queues in all (up to 1,000,000); each is a kernel pool
+
+The files it names (``{dist = "empirical", file = ...}``) are read as every input is
+(`schedlab.inputs.read_input`): regular files only, under the input size limit, and recorded
+so that no output of the command may replace them.
 """
 
 from __future__ import annotations
@@ -79,20 +94,32 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.errors import ConfigError
+from schedlab.errors import ConfigError, printable
+from schedlab.inputs import read_input
 from schedlab.platform.description import (
+    DEFAULT_MAX_NODES,
+    DEFAULT_MAX_QUEUES,
     DEFAULT_STREAM,
+    MAX_CONTROL_KB,
     MAX_NODES,
     MBIT,
+    MIN_BANDWIDTH_MBIT,
     NO_NETWORK,
     Link,
     Platform,
     Queue,
     Site,
 )
-from schedlab.platform.nodes import DEFAULT_REFERENCE_POOL, ReferencePool, merge_groups
-from schedlab.platform.pool import PLACEMENTS
+from schedlab.platform.nodes import (
+    DEFAULT_REFERENCE_POOL,
+    MAX_WEIGHT,
+    ReferencePool,
+    merge_groups,
+)
+from schedlab.platform.pool import MAX_POWER, MIN_POWER, PLACEMENTS
 from schedlab.platform.service import (
+    MAX_DELAY,
+    MAX_VALUES,
     Constant,
     Empirical,
     Exponential,
@@ -100,13 +127,37 @@ from schedlab.platform.service import (
     Uniform,
 )
 from schedlab.tomlfile import read_toml
-from schedlab.validators import MAX_SEED, check_int, check_number, check_seed
+from schedlab.validators import MAX_SEED, MAX_TIME, check_int, check_number, check_seed
 
-__all__ = ["parse_platform", "read_platform"]
+__all__ = ["MAX_QUEUES", "PlatformFileError", "parse_platform", "read_platform"]
+
+MAX_QUEUES = 1_000_000  # the most ``max_queues`` may allow
+
+
+class PlatformFileError(ConfigError):
+    """A mistake in a platform file: a `ConfigError` at the key path (``option``) whose
+    message also names the file (``source``), as a syntax error's does."""
+
+    _fields = ("option", "value", "allowed", "source")  # type: ignore[assignment]
+
+    def __init__(self, option: str, value: object, allowed: str, source: str) -> None:
+        super().__init__(option, value, allowed)
+        self.source = source
+        self.args = (f"{source}: {self.args[0]}",)
+
+    @classmethod
+    def of(cls, exc: ConfigError, source: str) -> PlatformFileError:
+        """``exc`` with the file named (itself if it names one already)."""
+        if isinstance(exc, PlatformFileError):
+            return exc
+        return cls(exc.option, exc.value, exc.allowed, source)
+
 
 TOP_LEVEL_KEYS = (
     "description",
     "seed",
+    "max_nodes",
+    "max_queues",
     "control_message_kb",
     "wan",
     "reference_nodes",
@@ -114,6 +165,8 @@ TOP_LEVEL_KEYS = (
     "sites",
 )
 _NODES = f"an integer in 1..{MAX_NODES}"  # nodes of a site or of a group of nodes
+_DELAY = f"a number of seconds in [0, {MAX_DELAY:g}]"
+_POWER = f"NCU/s > 0, in [{MIN_POWER:g}, {MAX_POWER:g}]"
 LINK_KEYS = ("bandwidth_mbit", "latency_s")
 SITE_KEYS = ("name", "nodes", "groups", "sample", "lan", "queues")
 QUEUE_KEYS = (
@@ -147,9 +200,29 @@ def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -
     """Check the parsed TOML ``data`` of a platform file and build the `Platform`.
 
     ``base_dir`` resolves relative file names (``{dist = "empirical", file = ...}``);
-    ``source`` names the file in the result.
+    ``source`` names the file in the result and in every error (`PlatformFileError`).
     """
-    base = Path(base_dir).expanduser()
+    try:
+        return _parse_platform(data, Path(os.path.expanduser(base_dir)), source)
+    except ConfigError as exc:
+        raise PlatformFileError.of(exc, source) from None
+
+
+def _ceiling(data: Mapping[str, Any], key: str, default: int, high: int) -> int:
+    """``max_nodes`` or ``max_queues``: the ceiling a file sets itself (module docstring)."""
+    allowed = f"an integer in 1..{high:,} (default {default:,})"
+    return check_int(key, data.get(key, default), low=1, high=high, allowed=allowed)
+
+
+def _too_many(what: str, ceiling: int, key: str, high: int) -> str:
+    """What is allowed when a file holds more ``what`` than its ceiling: how to raise it."""
+    return (
+        f"at most {ceiling:,} {what} in the platform in all; raise the ceiling deliberately "
+        f"with {key} = N at the top of the file (up to {high:,})"
+    )
+
+
+def _parse_platform(data: Mapping[str, Any], base: Path, source: str) -> Platform:
     if not isinstance(data, Mapping):
         raise ConfigError("platform file", type(data).__name__, "a TOML table of keys")
     _check_keys("", data, TOP_LEVEL_KEYS)
@@ -158,7 +231,15 @@ def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -
         raise ConfigError("description", description, "a string")
     seed = data.get("seed", 0)
     check_seed("seed", seed, high=MAX_SEED)
-    size_kb = check_number("control_message_kb", data.get("control_message_kb", 30), low=0)
+    max_nodes = _ceiling(data, "max_nodes", DEFAULT_MAX_NODES, MAX_NODES)
+    max_queues = _ceiling(data, "max_queues", DEFAULT_MAX_QUEUES, MAX_QUEUES)
+    size_kb = check_number(
+        "control_message_kb",
+        data.get("control_message_kb", 30),
+        low=0,
+        high=MAX_CONTROL_KB,
+        allowed=f"kB (1000 bytes) in [0, {MAX_CONTROL_KB:g}]",
+    )
     wan = _parse_link("wan", data.get("wan"))
     stream, settings = _parse_stream(data.get("stream", {"generator": DEFAULT_STREAM}))
     pool = DEFAULT_REFERENCE_POOL
@@ -173,9 +254,33 @@ def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -
         raise ConfigError("sites", sites_raw, "an array of tables, written [[sites]]")
     if not sites_raw:
         raise ConfigError("sites", sites_raw, "at least one [[sites]] table")
+    queues = 0  # sites and queues are counted before anything is built
+    for i, site in enumerate(sites_raw):
+        entries = site.get("queues")
+        queues += len(entries) if isinstance(entries, list) and entries else 1
+        if queues > max_queues:
+            where = f"sites[{i}].queues" if isinstance(entries, list) else f"sites[{i}]"
+            raise ConfigError(
+                where,
+                f"{queues:,} queues",
+                _too_many("queues", max_queues, "max_queues", MAX_QUEUES),
+            )
 
-    # pass 1: each site's own nodes (explicit groups, a count to sample, or none)
-    plans = [_parse_site_nodes(f"sites[{i}]", s) for i, s in enumerate(sites_raw)]
+    # pass 1: each site's own nodes (explicit groups, a count to sample, or none), counted
+    # before any is sampled (sampling takes memory per node)
+    plans = []
+    total = 0
+    for i, site in enumerate(sites_raw):
+        plan = _parse_site_nodes(f"sites[{i}]", site)
+        total += max(plan[1], 0)
+        if total > max_nodes:
+            key = "groups" if plan[0] == "groups" else "nodes"
+            raise ConfigError(
+                f"sites[{i}].{key}",
+                f"{total:,} nodes",
+                _too_many("nodes", max_nodes, "max_nodes", MAX_NODES),
+            )
+        plans.append(plan)
     sampled = sum(n for kind, n, _ in plans if kind == "sample")
     powers = np.empty(0)
     if sampled:
@@ -198,8 +303,16 @@ def parse_platform(data: Mapping[str, Any], base_dir: Path | str, source: str) -
             )
         names[name] = i
         lan = _parse_link(f"{where}.lan", raw.get("lan"))
-        queues = _parse_queues(where, raw, name, kind, n, groups, base)
-        sites.append(Site(name=name, queues=tuple(queues), lan=lan))
+        site_queues = _parse_queues(where, raw, name, kind, n, groups, base)
+        sites.append(Site(name=name, queues=tuple(site_queues), lan=lan))
+        if kind == "queues":  # a site whose queues list their own groups
+            total += sum(q.nodes for q in site_queues) - max(n, 0)
+            if total > max_nodes:
+                raise ConfigError(
+                    f"{where}.queues",
+                    f"{total:,} nodes",
+                    _too_many("nodes", max_nodes, "max_nodes", MAX_NODES),
+                )
     return Platform(
         sites=tuple(sites),
         wan=wan,
@@ -248,11 +361,13 @@ def _parse_link(where: str, raw: object) -> Link:
     bandwidth = check_number(
         f"{where}.bandwidth_mbit",
         raw.get("bandwidth_mbit", math.inf),
-        low=0,
-        open_low=True,
+        low=MIN_BANDWIDTH_MBIT,
         inf=True,
+        allowed=f"Mbit/s > 0, at least {MIN_BANDWIDTH_MBIT:g} (1 kbit/s); inf allowed",
     )
-    latency = check_number(f"{where}.latency_s", raw.get("latency_s", 0.0), low=0)
+    latency = check_number(
+        f"{where}.latency_s", raw.get("latency_s", 0.0), low=0, high=MAX_DELAY, allowed=_DELAY
+    )
     return Link(bandwidth * MBIT, latency)
 
 
@@ -265,6 +380,7 @@ def _parse_pool(raw: object) -> ReferencePool:
     if not isinstance(types, list) or not types:
         raise ConfigError(f"{where}.types", types, "a non-empty array of {power, weight}")
     out: list[tuple[float, float]] = []
+    seen: set[float] = set()
     for j, entry in enumerate(types):
         at = f"{where}.types[{j}]"
         if not isinstance(entry, dict):
@@ -273,10 +389,20 @@ def _parse_pool(raw: object) -> ReferencePool:
         for key in ("power", "weight"):
             if key not in entry:
                 raise ConfigError(f"{at}.{key}", None, "a number > 0")
-        power = check_number(f"{at}.power", entry["power"], low=0, open_low=True)
-        weight = check_number(f"{at}.weight", entry["weight"], low=0, open_low=True)
-        if any(p == power for p, _ in out):
+        power = check_number(
+            f"{at}.power", entry["power"], low=MIN_POWER, high=MAX_POWER, allowed=_POWER
+        )
+        weight = check_number(
+            f"{at}.weight",
+            entry["weight"],
+            low=0,
+            open_low=True,
+            high=MAX_WEIGHT,
+            allowed=f"a number > 0, at most {MAX_WEIGHT:g}",
+        )
+        if power in seen:
             raise ConfigError(f"{at}.power", entry["power"], "a power not listed before")
+        seen.add(power)
         out.append((power, weight))
     return ReferencePool(tuple(out))
 
@@ -290,7 +416,7 @@ def _parse_groups(where: str, raw: object) -> tuple[tuple[float, int], ...]:
         at = f"{where}[{j}]"
         if not isinstance(pair, list) or len(pair) != 2:
             raise ConfigError(at, pair, "[power (NCU/s), count]")
-        power = check_number(f"{at}[0]", pair[0], low=0, open_low=True)
+        power = check_number(f"{at}[0]", pair[0], low=MIN_POWER, high=MAX_POWER, allowed=_POWER)
         groups.append(
             (power, check_int(f"{at}[1]", pair[1], low=1, high=MAX_NODES, allowed=_NODES))
         )
@@ -328,10 +454,14 @@ def _parse_site_nodes(
 
 
 def _check_name_at(where: str, name: object) -> None:
+    """A site or queue name: it names pools (``site/queue``) and is shown in tables."""
+    allowed = 'a non-empty string without "/" of printable characters (at most 200)'
     if name is None:
-        raise ConfigError(where, None, 'a non-empty string without "/"')
+        raise ConfigError(where, None, allowed)
     if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise ConfigError(where, name, 'a non-empty string without "/"')
+        raise ConfigError(where, name, allowed)
+    if not name.isprintable() or len(name) > 200:
+        raise ConfigError(where, name, allowed)
 
 
 def _parse_queues(
@@ -437,9 +567,16 @@ def _parse_queue(
     groups: tuple[tuple[float, int], ...],
     base: Path,
 ) -> Queue:
-    t_max = check_number(
-        f"{at}.t_max", entry.get("t_max", math.inf), low=0, open_low=True, inf=True
-    )
+    t_max = entry.get("t_max", math.inf)
+    if not (isinstance(t_max, float) and t_max == math.inf):
+        t_max = check_number(
+            f"{at}.t_max",
+            t_max,
+            low=0,
+            open_low=True,
+            high=MAX_TIME,
+            allowed=f"a number of seconds > 0, at most {MAX_TIME:g} (or inf: no limit)",
+        )
     policy = entry.get("policy", "fcfs")
     params = _parse_params(at, policy, entry.get("params", {}))
     mu_rec = _parse_service(f"{at}.mu_rec", entry.get("mu_rec", 0.0), base, bounded=False)
@@ -476,18 +613,19 @@ def _parse_params(at: str, policy: object, raw: object) -> dict[str, Any]:
 
 
 def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> ServiceTime:
-    """Seconds, or a table {dist = ...} (module docstring); mu_env must be bounded."""
+    """Seconds, or a table {dist = ...} (module docstring); mu_env must be bounded. Every
+    value is at most `MAX_DELAY` seconds."""
     if not isinstance(raw, dict):
-        return Constant(check_number(where, raw, low=0))
+        return Constant(_delay(where, raw))
     dist = raw.get("dist")
     if dist not in SERVICE_KEYS:
         raise ConfigError(f"{where}.dist", dist, list(SERVICE_KEYS))
     _check_keys(where, raw, SERVICE_KEYS[dist])
     if dist == "constant":
-        return Constant(check_number(f"{where}.value", raw.get("value"), low=0))
+        return Constant(_delay(f"{where}.value", raw.get("value")))
     if dist == "uniform":
-        low = check_number(f"{where}.low", raw.get("low"), low=0)
-        high = check_number(f"{where}.high", raw.get("high"), low=0)
+        low = _delay(f"{where}.low", raw.get("low"))
+        high = _delay(f"{where}.high", raw.get("high"))
         if high < low:
             raise ConfigError(f"{where}.high", raw.get("high"), f"a number >= low ({low:g})")
         return Uniform(low, high)
@@ -499,27 +637,58 @@ def _parse_service(where: str, raw: object, base: Path, *, bounded: bool) -> Ser
                 "a bounded service time (constant, uniform, empirical): policies plan with "
                 "mu_env's largest value",
             )
-        return Exponential(check_number(f"{where}.mean", raw.get("mean"), low=0))
+        return Exponential(_delay(f"{where}.mean", raw.get("mean")))
     if ("values" in raw) == ("file" in raw):
         raise ConfigError(where, raw, "exactly one of values = [seconds, ...] or file = path")
     if "values" in raw:
         values = raw["values"]
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{where}.values", values, "a non-empty array of seconds")
-        return Empirical(
-            tuple(check_number(f"{where}.values[{k}]", v, low=0) for k, v in enumerate(values))
-        )
-    name = raw["file"]
+        if len(values) > MAX_VALUES:
+            raise ConfigError(
+                f"{where}.values", f"{len(values):,} values", f"at most {MAX_VALUES:,}"
+            )
+        return Empirical(tuple(_delay(f"{where}.values[{k}]", v) for k, v in enumerate(values)))
+    return Empirical(_read_seconds(f"{where}.file", raw["file"], base))
+
+
+def _delay(where: str, value: object) -> float:
+    """A number of seconds in [0, `MAX_DELAY`] (a latency, a service time or one of its
+    values)."""
+    return check_number(where, value, low=0, high=MAX_DELAY, allowed=_DELAY)
+
+
+def _read_seconds(where: str, name: object, base: Path) -> tuple[float, ...]:
+    """The measured seconds of ``file = name`` (relative to ``base``): one number per line,
+    ``#`` comments, each in [0, `MAX_DELAY`]; read through `read_input` (an input of the
+    command: no output may replace it)."""
     if not isinstance(name, str) or not name:
-        raise ConfigError(f"{where}.file", name, "a path to a text file of seconds")
-    path = Path(name).expanduser()
-    path = path if path.is_absolute() else base / path
+        raise ConfigError(where, name, "a path to a text file of seconds")
+    allowed = "a readable text file of seconds, one per line"
+
+    def fail(message: str) -> ConfigError:
+        return ConfigError(where, name, f"{allowed} ({message})")
+
+    path = Path(os.path.expanduser(name) if "\0" not in name else name)  # (~unknown: as is)
+    data = read_input(path if path.is_absolute() else base / path, kind="a file", error=fail)
     try:
-        data = np.loadtxt(path, dtype=np.float64, comments="#", ndmin=1)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"{where}.file", name, f"a readable text file of seconds, one per line ({exc})"
-        ) from None
-    if data.size == 0 or not np.all(np.isfinite(data)) or np.any(data < 0):
-        raise ConfigError(f"{where}.file", name, "a file of at least one number >= 0")
-    return Empirical(tuple(data.tolist()))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(f"not UTF-8 text: {exc.reason}") from None
+    values: list[float] = []
+    for lineno, line in enumerate(text.split("\n"), 1):  # only \n ends a line
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            value = float(body) if "_" not in body else math.nan
+        except ValueError:
+            value = math.nan
+        if not 0 <= value <= MAX_DELAY:  # NaN and words fail too
+            raise fail(f"line {lineno}: {printable(body[:40])!r} is not {_DELAY}")
+        values.append(value)
+        if len(values) > MAX_VALUES:
+            raise fail(f"more than {MAX_VALUES:,} values")
+    if not values:
+        raise ConfigError(where, name, "a file of at least one number >= 0")
+    return tuple(values)

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.platform.pool import MAX_POWER, MIN_POWER
 
-__all__ = ["DEFAULT_REFERENCE_POOL", "ReferencePool", "merge_groups"]
+MAX_WEIGHT = 1e12  # a type's weight: shares of the total, which must stay finite
+
+__all__ = ["DEFAULT_REFERENCE_POOL", "MAX_WEIGHT", "ReferencePool", "merge_groups"]
 
 
 @dataclass(frozen=True)
@@ -32,10 +35,14 @@ class ReferencePool:
             raise ConfigError("reference pool types", self.types, "at least one node type")
         seen: set[float] = set()
         for power, weight in types:
-            if not (math.isfinite(power) and power > 0):
-                raise ConfigError("reference pool power", power, "a finite number > 0")
-            if not (math.isfinite(weight) and weight > 0):
-                raise ConfigError("reference pool weight", weight, "a finite number > 0")
+            if not MIN_POWER <= power <= MAX_POWER:  # NaN fails too
+                raise ConfigError(
+                    "reference pool power", power, f"NCU/s in [{MIN_POWER:g}, {MAX_POWER:g}]"
+                )
+            if not 0 < weight <= MAX_WEIGHT:
+                raise ConfigError(
+                    "reference pool weight", weight, f"a number in (0, {MAX_WEIGHT:g}]"
+                )
             if power in seen:
                 raise ConfigError("reference pool power", power, "each power listed once")
             seen.add(power)

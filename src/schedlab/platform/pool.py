@@ -18,12 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.errors import ConfigError
-from schedlab.platform.service import ServiceTime, service_time
+from schedlab.platform.service import MAX_DELAY, ServiceTime, service_time
+from schedlab.validators import MAX_TIME
 
 __all__ = ["PLACEMENTS", "PoolSpec"]
 
 PLACEMENTS = ("fastest", "slowest", "random")
 MAX_PROCS = 2**31 - 1  # processors of one pool: far beyond any machine, safe in every array
+# node powers (NCU/s): a run of a bounded size on one node stays finite (platform.description)
+MIN_POWER = 1e-6
+MAX_POWER = 1e9
 
 
 @dataclass(frozen=True)
@@ -50,22 +54,28 @@ class PoolSpec:
         if not groups:
             raise ConfigError(f"{where} groups", self.groups, "at least one (power, count)")
         for power, count in groups:
-            if not (math.isfinite(power) and power > 0):
-                raise ConfigError(f"{where} node power", power, "a finite number > 0")
+            if not MIN_POWER <= power <= MAX_POWER:  # NaN fails too
+                raise ConfigError(
+                    f"{where} node power", power, f"NCU/s in [{MIN_POWER:g}, {MAX_POWER:g}]"
+                )
             if not 1 <= count <= MAX_PROCS:
                 raise ConfigError(f"{where} node count", count, f"an integer in 1..{MAX_PROCS}")
         if sum(c for _, c in groups) > MAX_PROCS:
             raise ConfigError(f"{where} size", sum(c for _, c in groups), f"at most {MAX_PROCS}")
         object.__setattr__(self, "groups", groups)
-        if not (self.t_max > 0):
-            raise ConfigError(f"{where} t_max", self.t_max, "a number of seconds > 0 (or inf)")
+        if not (0 < self.t_max <= MAX_TIME or self.t_max == math.inf):
+            raise ConfigError(
+                f"{where} t_max", self.t_max, f"a number of seconds in (0, {MAX_TIME:g}] (or inf)"
+            )
         for key in ("mu_rec", "mu_env"):
             value = getattr(self, key)
             if isinstance(value, ServiceTime):
                 continue
-            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            if not (isinstance(value, int | float) and 0 <= value <= MAX_DELAY):
                 raise ConfigError(
-                    f"{where} {key}", value, "a number of seconds >= 0 or a distribution"
+                    f"{where} {key}",
+                    value,
+                    f"a number of seconds in [0, {MAX_DELAY:g}] or a distribution",
                 )
         if not math.isfinite(service_time(self.mu_env).upper):
             raise ConfigError(

@@ -7,6 +7,12 @@ closer to reality. A service time is a constant or a distribution, drawn once pe
 the pool's seeded generator. ``upper`` is the largest value it can take: a pool's policy
 plans with the requested time plus mu_env's upper bound, so a reservation stays an upper
 bound (docs/model.md); mu_env must therefore be bounded, mu_rec need not be.
+
+Every value a service time is made of (a constant, uniform bounds, an exponential mean, a
+measured value) is at most `MAX_DELAY` seconds (1e7 s, about 116 days), so that no draw moves
+a run's clock towards the end of time (1e15 s): an exponential draw is at most about 745
+means (the largest -log of a double in (0, 1]), 7.5e9 s. A measured sample holds at most
+`MAX_VALUES` values.
 """
 
 from __future__ import annotations
@@ -21,7 +27,12 @@ import numpy as np
 from schedlab.errors import ConfigError
 from schedlab.validators import check_seconds
 
+MAX_DELAY = 1e7  # seconds: the most one delay of a platform may last (platform.description)
+MAX_VALUES = 1_000_000  # values of one measured (empirical) service time
+
 __all__ = [
+    "MAX_DELAY",
+    "MAX_VALUES",
     "Constant",
     "Empirical",
     "Exponential",
@@ -54,7 +65,7 @@ class _OneSeconds:
 
     def __post_init__(self) -> None:
         (parameter,) = fields(self)
-        seconds = check_seconds(self.option, getattr(self, parameter.name))
+        seconds = check_seconds(self.option, getattr(self, parameter.name), high=MAX_DELAY)
         object.__setattr__(self, parameter.name, seconds)  # (frozen: set through object)
 
 
@@ -85,8 +96,8 @@ class Uniform:
     high: float
 
     def __post_init__(self) -> None:
-        low = check_seconds("service time low", self.low)
-        high = check_seconds("service time high", self.high)
+        low = check_seconds("service time low", self.low, high=MAX_DELAY)
+        high = check_seconds("service time high", self.high, high=MAX_DELAY)
         if high < low:
             raise ConfigError("service time high", self.high, f"a number >= low ({low:g})")
         object.__setattr__(self, "low", low)
@@ -130,9 +141,19 @@ class Empirical:
     values: tuple[float, ...]
 
     def __post_init__(self) -> None:
-        values = tuple(check_seconds("service time value", v) for v in self.values)
+        values = tuple(self.values)
         if not values:
             raise ConfigError("service time values", self.values, "at least one value")
+        if len(values) > MAX_VALUES:
+            raise ConfigError(
+                "service time values", f"{len(values)} values", f"at most {MAX_VALUES:,}"
+            )
+        if all(type(v) is float for v in values):  # checked as one array (a measured file)
+            array = np.asarray(values, dtype=np.float64)
+            if np.isfinite(array).all() and array.min() >= 0 and array.max() <= MAX_DELAY:
+                object.__setattr__(self, "values", values)
+                return
+        values = tuple(check_seconds("service time value", v, high=MAX_DELAY) for v in values)
         object.__setattr__(self, "values", values)
 
     @property

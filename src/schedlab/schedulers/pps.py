@@ -33,10 +33,10 @@ paper leave open:
   are killed), ``"checkpoint"`` (work kept plus ``checkpoint_overhead`` s at the restart; a
   checkpointable job dispatched by an actor, attribute ``global`` = 1, is evicted back to it and
   may restart anywhere, a local one is suspended in place; a job whose ``checkpointable``
-  attribute is 0 is requeued) and ``"none"`` (a non-preemptive priority manager: the scan starts
-  what fits, by priority) run on that general pass too, with either priority. It costs O(waiting
-  x running) per pass: fine for a grid's clusters, while Zhang and Pan's traces keep the fast
-  path below.
+  attribute is 0 is requeued, and with no such attribute every job is checkpointable) and
+  ``"none"`` (a non-preemptive priority manager: the scan starts what fits, by priority) run
+  on that general pass too, with either priority. It costs O(waiting x running) per pass:
+  fine for a grid's clusters, while Zhang and Pan's traces keep the fast path below.
 * kill_on_overrun is the engine's: a job is killed once its executed time reaches its
   requested time (work done before a suspension counts; a requeue restarts the budget).
   A job killed that way ends like a completion, and the pass that follows may resume others.
@@ -75,6 +75,10 @@ from schedlab.schedulers.victims import choose_victims
 from schedlab.validators import check_seconds
 
 PREEMPTION_MODES = ("suspend", "requeue", "cancel", "checkpoint", "none")
+# Seconds a restart from a checkpoint may cost at most: about 32 years, far beyond any real
+# restart, yet a job would need a million restarts to push the clock past 1e15 s (where
+# float64 no longer resolves the simulation, `workload.job.MAX_TIME`).
+MAX_CHECKPOINT_OVERHEAD = 1e9
 PRIORITY_RULES = ("submit", "attribute")
 _NO_EVENT = sys.maxsize  # above every job index, however many jobs arrive
 _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
@@ -87,7 +91,9 @@ class PpsParams:
     "suspend" (Zhang and Pan, SPEC 4): suspend/resume, the work done is kept. "requeue": the job
     is stopped and later restarted from scratch (no checkpoint). "cancel": it is killed.
     "checkpoint": its work is kept and its restart costs ``checkpoint_overhead`` s (global
-    jobs go back to their dispatcher). "none": nothing is preempted.
+    jobs go back to their dispatcher); every job is checkpointable unless its
+    ``checkpointable`` attribute is 0 (such a job is requeued: its work is lost). "none":
+    nothing is preempted.
     ``priority``: "submit" (submission order, Zhang and Pan) or "attribute" (the jobs'
     ``priority`` attribute, larger first; Baranov and Tikhomirov).
     """
@@ -101,7 +107,12 @@ class PpsParams:
             raise ConfigError("pps preemption", self.preemption, PREEMPTION_MODES)
         if self.priority not in PRIORITY_RULES:
             raise ConfigError("pps priority", self.priority, PRIORITY_RULES)
-        check_seconds("pps checkpoint_overhead", self.checkpoint_overhead, allowed="seconds >= 0")
+        check_seconds(
+            "pps checkpoint_overhead",
+            self.checkpoint_overhead,
+            high=MAX_CHECKPOINT_OVERHEAD,
+            allowed=f"seconds >= 0, at most {MAX_CHECKPOINT_OVERHEAD:g}",
+        )
 
     @property
     def general(self) -> bool:
@@ -297,8 +308,9 @@ class AbsolutePriority(PriorityPreemptive):
             return Suspend(v, False)
         if mode == "suspend":
             return Suspend(v, True)
-        # checkpoint
-        if self._ckpt is not None and self._ckpt[v]:
+        # checkpoint: a job is checkpointable unless its attribute says 0 (no attribute:
+        # every job is, as the parameter promises)
+        if self._ckpt is None or self._ckpt[v]:
             if self._global is not None and self._global[v]:
                 return Evict(v, self._overhead)
             return Suspend(v, True, self._overhead)

@@ -36,12 +36,18 @@ sites, sequential jobs, no capacities) becomes a grid workload:
 * Without a platform, local mode uses `derive_platform` (whose sites follow the same order).
 
 `derive_platform` builds the platform a log implies (SPEC 5): one site per partition
-present in the trace, named after its header line (``; Partition: 3 grid.kiae.ru``, else
-``partition 3``), one FCFS queue ``default`` whose capacity is the partition's **observed
-peak concurrency**, all nodes of power 1, no t_max, no service times, no network. A job
-occupies its processors from its start (submit + wait, field 3; the submit time when the
-wait is unknown, as in LCG-2005, whose waits are all -1) to start + run time; at equal
-times ends come before starts (a processor freed at t is reused at t).
+present in the trace (at most `MAX_DERIVED_SITES`, 10,000), named after its header line
+(``; Partition: 3 grid.kiae.ru``, else ``partition 3``), one FCFS queue ``default`` whose
+capacity is the partition's **observed peak concurrency**, all nodes of power 1, no t_max,
+no service times, no network. A job occupies its processors from its start (submit + wait,
+field 3; the submit time when the wait is unknown, as in LCG-2005, whose waits are all -1)
+to start + run time; at equal times ends come before starts (a processor freed at t is
+reused at t).
+
+**The end of time.** On a platform every job must be submitted, and run on the platform's
+slowest node (or be killed at its t_max), before `MAX_SPAN` = 1e14 s, a tenth of the end of
+time (`workload.job.MAX_TIME`, 1e15 s), leaving the rest to queues and service times:
+`check_times`, part of `check_platform`, refuses any other stream before it runs.
 """
 
 from __future__ import annotations
@@ -52,13 +58,22 @@ import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.platform.description import NO_NETWORK, Platform, Queue, Site
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_TIME, Workload
 from schedlab.workload.partitions import partition_names, peak_in_use
 
-__all__ = ["MODES", "GridWorkload", "check_mode", "derive_platform", "peak_concurrency"]
+__all__ = [
+    "MAX_SPAN",
+    "MODES",
+    "GridWorkload",
+    "check_mode",
+    "derive_platform",
+    "peak_concurrency",
+]
 
 MODES = ("global", "local")
 UNKNOWN_ORG = "unknown"
+MAX_SPAN = MAX_TIME / 10  # a job's submit time plus its longest run on a platform (s)
+MAX_DERIVED_SITES = 10_000  # partitions of a trace that derive_platform makes sites of
 
 
 @dataclass(eq=False)
@@ -151,6 +166,52 @@ class GridWorkload:
                 int(self.procs[self.is_global].max()),
                 f"at most {int(sizes.max())}, the widest pool's nodes",
             )
+        self.check_times(platform)
+
+    def late_job(self, platform: Platform) -> tuple[int, float, str] | None:
+        """The first job (row, the instant, "submit" or "run") that would be submitted, or
+        end on the slowest node that may run it (or at its t_max), after `MAX_SPAN`; None
+        when every job ends in time. A meta-job may go to any pool: its bound takes the
+        slowest node and the longest t_max of all (an upper bound). Needs the local jobs'
+        pools to exist (`check_platform`)."""
+        if not len(self):
+            return None
+        late = np.flatnonzero(self.submit_at > MAX_SPAN)
+        if len(late):
+            return int(late[0]), float(self.submit_at[late[0]]), "submit"
+        pools = platform.queues()
+        slowest = np.array([min(p for p, _ in q.groups) for q in pools])
+        t_max = np.array([q.t_max for q in pools])
+        worst = np.minimum(self.work / float(slowest.min()), float(t_max.max()))
+        local = self.stream >= 0
+        if local.any():
+            pool = self.stream[local]
+            worst[local] = np.minimum(self.work[local] / slowest[pool], t_max[pool])
+        with np.errstate(over="ignore", invalid="ignore"):
+            end = self.submit_at + worst
+        late = np.flatnonzero(~(end <= MAX_SPAN))
+        if len(late):
+            return int(late[0]), float(end[late[0]]), "run"
+        return None
+
+    def check_times(self, platform: Platform) -> None:
+        """ConfigError naming the first job that would pass `MAX_SPAN` on ``platform``
+        (`late_job`): the clock of its run must stay below the end of time."""
+        late = self.late_job(platform)
+        if late is None:
+            return
+        row, end, what = late
+        job = f"grid workload {self.source} job {int(self.job_id[row])}"
+        if what == "submit":
+            raise ConfigError(
+                f"{job} submit_at", end, f"a submit time of at most {MAX_SPAN:g} s on a platform"
+            )
+        raise ConfigError(
+            f"{job} work",
+            float(self.work[row]),
+            f"a size that runs (or is killed at its queue's t_max) before {MAX_SPAN:g} s on "
+            f"the platform's slowest node (it would end at {end:.3g} s)",
+        )
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
@@ -263,6 +324,15 @@ def derive_platform(workload: Workload) -> Platform:
     if not len(workload):
         raise WorkloadError(workload.source, "a platform cannot be derived from no jobs")
     partition = _partitions(workload, "derive_platform")
+    count = len(np.unique(partition))
+    if count > MAX_DERIVED_SITES:
+        raise WorkloadError(
+            workload.source,
+            f"a platform derived from a trace has one site per partition (each a pool of the "
+            f"simulation): at most {MAX_DERIVED_SITES:,}, this trace has {count:,}; write a "
+            "platform file for it instead (its max_queues key raises that ceiling)",
+            field="16 (partition_id)",
+        )
     wait = workload.column("wait_time")
     start = workload.submit_time + np.where(wait >= 0, wait, 0.0)
     end = start + workload.run_time

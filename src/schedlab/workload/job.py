@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.errors import ConfigError, WorkloadError
+from schedlab.validators import MAX_TIME as MAX_TIME  # re-exported: readers bound times by it
 from schedlab.validators import check_int
 
 # Name of each of the 18 SWF fields, in file order (field k of the format is index k - 1).
@@ -64,7 +65,7 @@ JOB_ID_LIMIT = 2**53
 JOB_ID_EXPECTED = f"expected an integer job id of magnitude below 2**53 ({JOB_ID_LIMIT})"
 # Latest instant (s) a submit time may reach after generation or load scaling: at 1e15 s
 # float64 still resolves 1/8 s, so a run time added to a submit time keeps its value.
-MAX_TIME = 1e15
+# (Defined in `validators`, so the platform layer below `workload` bounds times with it.)
 # Processor counts beyond this are clipped before the int64 cast (they are far wider than
 # MAX_PROCS anyway, and the cast of a larger float would wrap to a negative number).
 _PROCS_CLIP = float(2**62)

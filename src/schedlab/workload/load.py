@@ -21,7 +21,7 @@ from typing import Any
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.workload.job import Workload
 from schedlab.workload.models.hlw import check_hlw_params, generate_hlw
-from schedlab.workload.models.mmc import generate_mmc
+from schedlab.workload.models.mmc import check_mmc_params, generate_mmc
 
 
 def _lublin(**kwargs: Any) -> Workload:
@@ -44,16 +44,21 @@ MODELS: dict[str, tuple[Callable[..., Workload], tuple[str, ...]]] = {
 }
 # name -> the model's parameter check (raises ConfigError without generating anything);
 # a model without one is checked when it generates.
-_CHECKS: dict[str, Callable[..., None]] = {"lublin": _check_lublin, "hlw": check_hlw_params}
+_CHECKS: dict[str, Callable[..., None]] = {
+    "lublin": _check_lublin,
+    "hlw": check_hlw_params,
+    "mmc": check_mmc_params,
+}
 # name -> how a spec is written (default: its keys), and what each required key means
 _USAGE: dict[str, str] = {
     "lublin": (
         "lublin:jobs=N,procs=N[,seed=N][,load=X][,kind=batch|interactive|mixed|all]"
         "[,start_time=SECONDS]"
     ),
-    "mmc": "mmc:servers=C,load=RHO,jobs=N[,seed=N][,service=SECONDS]",
+    "mmc": "mmc:servers=C,load=RHO,jobs=N[,seed=N][,service=SECONDS][,max_jobs=N]",
     "hlw": (
         "hlw:n=N,nodes=N[,pi=X][,seed=N][,w1=SECONDS][,w2=SECONDS][,p=X][,opt_min=N][,opt_max=N]"
+        "[,max_tasks=N]"
     ),
 }
 # name -> the parameter that sets the machine size (what --procs overrides)

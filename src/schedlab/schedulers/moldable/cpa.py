@@ -59,7 +59,11 @@ its tasks; an iteration walks its critical path from the root and updates the bo
 of the grown task's ancestors: O(h x d) (h its height, d the most children of a task).
 Scheduling: one earliest_start and one reserve per task on a profile of at most 2n
 breakpoints: O(n x B) in the worst case, far less in practice (the scan stops at the first
-fit; the profile is the C type when compiled). Measured: benchmarks/bench_cpa.py.
+fit; the profile is the C type when compiled); the non-insertion schedule keeps the free
+times as runs (time, processors), at most one per task: O(n) memory whatever P. Measured:
+benchmarks/bench_cpa.py. Since I grows with P, a plan is refused beyond
+``max_iterations`` (`CpaParams`, 1,000,000 by default, a few seconds): a machine of 2^31
+nodes fails in bounded time instead of running for hours.
 """
 
 from __future__ import annotations
@@ -80,8 +84,10 @@ from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
+from schedlab.validators import check_int
 
 __all__ = [
+    "MAX_ITERATIONS",
     "CpaAllocation",
     "CpaInstance",
     "CpaParams",
@@ -96,6 +102,9 @@ __all__ = [
 ]
 
 _NAN = float("nan")
+# Allocation iterations a plan may take by default (`CpaParams.max_iterations`): a few
+# seconds; the paper's instances need well under 100,000.
+MAX_ITERATIONS = 1_000_000
 
 
 # -- the instance -------------------------------------------------------------------------
@@ -239,9 +248,16 @@ def _gain(inst: CpaInstance, j: int, q: int) -> float:
 _NEAR = 1e-9
 
 
-def allocate(inst: CpaInstance, total: int, max_iterations: int | None = None) -> CpaAllocation:
+def allocate(
+    inst: CpaInstance,
+    total: int,
+    max_iterations: int | None = None,
+    budget: int | None = None,
+) -> CpaAllocation:
     """CPA's allocation phase on ``total`` processors (module docstring); ``max_iterations``
-    stops it early (for tests: one iteration fewer must leave T_CP > T_A).
+    stops it early (for tests: one iteration fewer must leave T_CP > T_A); ``budget``
+    refuses (ConfigError) an allocation that needs more iterations than that, so that a
+    huge processor count fails in bounded time instead of running for hours.
 
     Running values (a chain's length, the area) are updated by differences; they are
     recomputed from scratch (``_NEAR``) whenever the stop test or the choice of the critical
@@ -332,6 +348,8 @@ def allocate(inst: CpaInstance, total: int, max_iterations: int | None = None) -
             j = _best_on_critical_path(inst, roots[tid], alloc, bl, total)
             if j < 0:
                 break
+        if iterations == budget:
+            raise _over_budget(iterations, total)
         q = alloc[j]
         q1 = q + 1
         old = t[j]
@@ -370,6 +388,16 @@ def allocate(inst: CpaInstance, total: int, max_iterations: int | None = None) -
         iterations=iterations,
         critical_path_time=critical_path_time(inst, alloc),
         average_area_time=average_area_time(inst, alloc, total) if n else 0.0,
+    )
+
+
+def _over_budget(budget: int, total: int) -> ConfigError:
+    return ConfigError(
+        "cpa max_iterations",
+        budget,
+        f"more allocation iterations: CPA on {total:,} processors needs more than {budget:,} "
+        "(one processor added per iteration, up to processors x tasks); raise it "
+        "deliberately with --param max_iterations=N, or plan for fewer processors",
     )
 
 
@@ -441,7 +469,10 @@ def list_schedule(
     release = inst.release_at
     origin = min(release[r] for r in inst.roots)
     profile = Profile(total, origin=origin) if insertion else None
-    free_at = [origin] * total  # non-insertion: each processor's free time, sorted
+    # non-insertion: the processors' free times, sorted, as runs (time, how many): at most
+    # one run per task placed, whatever the processor count
+    free_time = [origin]
+    free_count = [total]
     for j in order:
         p = parent[j]
         ready = release[j] if p < 0 else end[p] + think[j]
@@ -453,16 +484,37 @@ def list_schedule(
             if e > s:
                 profile.reserve(s, e, q)
         else:
-            s = free_at[q - 1]
+            s = _take_first(free_time, free_count, q)
             if s < ready:
                 s = ready
             e = s + duration
-            del free_at[:q]
-            k = bisect_right(free_at, e)
-            free_at[k:k] = [e] * q
+            k = bisect_right(free_time, e)
+            if k and free_time[k - 1] == e:
+                free_count[k - 1] += q
+            else:
+                free_time.insert(k, e)
+                free_count.insert(k, q)
         start[j] = s
         end[j] = e
     return start, end, order
+
+
+def _take_first(times: list[float], counts: list[int], q: int) -> float:
+    """Remove the ``q`` processors that become free first from the runs (``times``
+    ascending, ``counts`` processors each) and return when the last of them is free."""
+    k = 0
+    left = q
+    while counts[k] < left:
+        left -= counts[k]
+        k += 1
+    when = times[k]
+    if counts[k] == left:
+        k += 1
+    else:
+        counts[k] -= left
+    del times[:k]
+    del counts[:k]
+    return when
 
 
 @dataclass(frozen=True, eq=False)
@@ -487,9 +539,15 @@ class CpaPlan:
         return float(self.end_at.max()) if len(self.end_at) else _NAN
 
 
-def plan_cpa(specs: JobSpecs | CpaInstance, total: int, insertion: bool = True) -> CpaPlan:
+def plan_cpa(
+    specs: JobSpecs | CpaInstance,
+    total: int,
+    insertion: bool = True,
+    max_iterations: int | None = None,
+) -> CpaPlan:
     """Plan ``specs`` (the realised instance) with CPA on ``total`` processors
-    (``insertion``: see `list_schedule`)."""
+    (``insertion``: see `list_schedule`); ``max_iterations`` bounds the allocation phase
+    (ConfigError beyond it; None: no bound)."""
     if not (isinstance(total, int | np.integer) and total >= 1):
         raise ConfigError("cpa processors", total, "an integer >= 1")
     total = int(total)
@@ -497,7 +555,7 @@ def plan_cpa(specs: JobSpecs | CpaInstance, total: int, insertion: bool = True) 
     for j in range(len(inst)):
         if not inst.moldable[j] and not 1 <= inst.size[j] <= total:
             raise ConfigError(f"cpa size of rigid task {j}", inst.size[j], f"1 to {total}")
-    alloc = allocate(inst, total)
+    alloc = allocate(inst, total, budget=max_iterations)
     start, end, order = list_schedule(inst, alloc.procs, total, insertion)
     return CpaPlan(
         start_at=np.asarray(start, dtype=np.float64),
@@ -516,9 +574,17 @@ class CpaParams:
     on the processors that become free first, never going back into an earlier hole
     (`list_schedule`): it is the CPA Lanore and Klein compare with, and it is poor in scenario a
     as the paper reports. True places each task in the earliest hole of the availability
-    profile that fits it, a stronger clairvoyant reference (docs/reproductions.md)."""
+    profile that fits it, a stronger clairvoyant reference (docs/reproductions.md).
+    ``max_iterations``: the most allocation iterations (one processor added each) the plan
+    may take before it is refused; they grow with processors x tasks, so a huge machine
+    fails in seconds instead of running for hours. Raise it deliberately for such runs."""
 
     insertion: bool = False
+    # added later: at its default it is left out of sweep run ids, so older ones hold
+    max_iterations: int = field(default=MAX_ITERATIONS, metadata={"omit_default": True})
+
+    def __post_init__(self) -> None:
+        check_int("cpa max_iterations", self.max_iterations, low=1)
 
 
 @register_policy
@@ -535,7 +601,7 @@ class CriticalPathAndArea:
 
     def prepare(self, specs: JobSpecs, procs: int) -> None:
         """Plan the whole run before it starts (`simulate` calls this)."""
-        self.plan = plan_cpa(specs, procs, self.params.insertion)
+        self.plan = plan_cpa(specs, procs, self.params.insertion, self.params.max_iterations)
 
     def setup(self, view: ClusterView) -> None:
         plan = self.plan

@@ -183,9 +183,13 @@ class Ref4(ParamsPolicy[SlotParams]):
         self._parent = view.parent  # a reference: grows as tasks arrive
         self.chain: list[int] = []  # per task: local index of its chain's first task
         self.slot: list[int] = []  # per task: the slot it ran on (-1 before its start)
-        self._running = [-1] * self.slot_count  # per slot: its task, -1 when idle
-        self._ended = [-1] * self.slot_count  # per slot: the task that ended this instant
-        self._handoff = [-1] * self.slot_count  # per slot: that task's released child
+        # Slots are made when first used, so that N slots of RefN on a huge N cost nothing:
+        # slots below _fresh have been used; the idle ones among them are in _idle (a heap);
+        # every slot from _fresh up is idle. The lowest idle slot is thus min(_idle, _fresh).
+        self._fresh = 0
+        self._idle: list[int] = []
+        self._ended: dict[int, int] = {}  # slot -> the task that ended there this instant
+        self._handoff: dict[int, int] = {}  # slot -> that task's released child
         self._ended_slots: list[int] = []
         self._waiting: deque[int] = deque()  # first tasks of waiting chains, release order
 
@@ -199,19 +203,17 @@ class Ref4(ParamsPolicy[SlotParams]):
         self.slot.append(-1)
         if parent >= 0:
             s = self.slot[parent]
-            if s >= 0 and self._ended[s] == parent and self._handoff[s] < 0:
+            if s >= 0 and self._ended.get(s) == parent and s not in self._handoff:
                 self._handoff[s] = job  # the chain goes on, on its slot
                 return
         self._waiting.append(job)
 
     def on_finish(self, job: int) -> None:
         s = self.slot[job]
-        self._running[s] = -1
         self._ended[s] = job
         self._ended_slots.append(s)
 
     def _start(self, j: int, s: int, view: ClusterView, out: list[Decision]) -> None:
-        self._running[s] = j
         self.slot[j] = s
         if view.is_moldable(j):
             out.append(Start(j, self.slot_procs))
@@ -225,21 +227,25 @@ class Ref4(ParamsPolicy[SlotParams]):
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]:
         out: list[Decision] = []
+        idle = self._idle
         for s in self._ended_slots:
-            child = self._handoff[s]
+            child = self._handoff.pop(s, -1)
             if child >= 0:
                 self._start(child, s, view, out)
-            self._ended[s] = -1
-            self._handoff[s] = -1
+            else:
+                heapq.heappush(idle, s)
+            del self._ended[s]
         self._ended_slots.clear()
         waiting = self._waiting
-        if waiting:
-            running = self._running
-            for s in range(self.slot_count):
-                if running[s] < 0:
-                    self._start(waiting.popleft(), s, view, out)
-                    if not waiting:
-                        break
+        while waiting:  # idle slots, lowest first
+            if idle:
+                s = heapq.heappop(idle)
+            elif self._fresh < self.slot_count:
+                s = self._fresh
+                self._fresh += 1
+            else:
+                break
+            self._start(waiting.popleft(), s, view, out)
         return out or _NOTHING
 
 

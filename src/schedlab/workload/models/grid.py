@@ -36,6 +36,14 @@ How Table 2 is read:
   ~9 500 s, until the 500 meta-jobs are in) (1/19 + 3/87) x 91 431 / 5760 = **1.383**,
   then 0.547 from the local jobs alone (their streams last ~43 500 s). Over the whole
   shared run, 2000 jobs bring 1.83e8 NCU, 0.73 of what the platform can do in 43 500 s.
+
+**Bounds.** A stream builds at least one job and at most ``max_jobs`` (default
+`DEFAULT_MAX_JOBS`, 1,000,000) in all: meta_jobs + sites x local organisations x local_jobs;
+``max_jobs=N`` raises the ceiling deliberately. ``size_shape`` is in [0.01, 100], the means
+and the scale at most 1e14; the drawn jobs must be submitted and run on the platform's
+slowest node (or be killed at its t_max) before 1e14 s, a tenth of the end of time
+(`GridWorkload.check_times`), so that the clock stays below 1e15 s: anything else is a
+`ConfigError` naming the setting, raised before any simulation.
 """
 
 from __future__ import annotations
@@ -49,9 +57,10 @@ from scipy.special import gammainc, gammaln
 from schedlab.errors import ConfigError
 from schedlab.platform.description import Platform
 from schedlab.validators import check_int, check_number, check_seed
-from schedlab.workload.grid import GridWorkload
+from schedlab.workload.grid import MAX_SPAN, GridWorkload
 
 __all__ = [
+    "DEFAULT_MAX_JOBS",
     "DEFAULT_SIZE_SCALE",
     "PAPER_ALPHA",
     "PAPER_MEAN_POWER",
@@ -66,7 +75,9 @@ PAPER_MEAN_POWER = 96.0  # NCU/s, Table 2
 DEFAULT_SIZE_SCALE = PAPER_ALPHA * PAPER_MEAN_POWER  # 13651.2 NCU
 SIZE_MIN = 37300.0  # NCU, Table 2's cut
 SIZE_MAX = 242800.0
-MAX_JOBS = 10_000_000  # per stream
+DEFAULT_MAX_JOBS = 1_000_000  # jobs of all streams together, unless max_jobs raises it
+MIN_SHAPE = 0.01  # Weibull shapes: below, sizes span hundreds of orders of magnitude
+MAX_SHAPE = 100.0
 
 
 def truncated_weibull(
@@ -122,6 +133,7 @@ def generate_grid(
     size_max: float = SIZE_MAX,
     organisations: Sequence[str] = ("meta", "local"),
     seed: int = 0,
+    max_jobs: int = DEFAULT_MAX_JOBS,
 ) -> GridWorkload:
     """The paper's workload on ``platform`` (module docstring), deterministic by ``seed``.
 
@@ -130,15 +142,23 @@ def generate_grid(
     further organisation, ``local_jobs`` local jobs to the site's first queue, mean
     inter-arrival ``local_interarrival`` s (with a single organisation, the local jobs
     belong to it too). Sizes in NCU: Weibull(``size_shape``, ``size_scale``) cut to
-    [``size_min``, ``size_max``]. ``local_jobs=0`` gives the dedicated context.
+    [``size_min``, ``size_max``]. ``local_jobs=0`` gives the dedicated context. At least one
+    job and at most ``max_jobs`` in all (module docstring, "Bounds").
     """
-    n_meta = check_int("grid meta_jobs", meta_jobs, high=MAX_JOBS)
-    n_local = check_int("grid local_jobs", local_jobs, high=MAX_JOBS)
-    meta_mean = check_number("grid meta_interarrival", meta_interarrival, low=0, open_low=True)
-    local_mean = check_number("grid local_interarrival", local_interarrival, low=0, open_low=True)
-    shape = check_number("grid size_shape", size_shape, low=0, open_low=True)
-    scale = check_number("grid size_scale", size_scale, low=0, open_low=True)
-    low = check_number("grid size_min", size_min, low=0)
+    n_meta = check_int("grid meta_jobs", meta_jobs)
+    n_local = check_int("grid local_jobs", local_jobs)
+    ceiling = check_int("grid max_jobs", max_jobs, low=1)
+    meta_mean = _positive("grid meta_interarrival", meta_interarrival)
+    local_mean = _positive("grid local_interarrival", local_interarrival)
+    shape = check_number(
+        "grid size_shape",
+        size_shape,
+        low=MIN_SHAPE,
+        high=MAX_SHAPE,
+        allowed=f"a number > 0, in [{MIN_SHAPE:g}, {MAX_SHAPE:g}]",
+    )
+    scale = _positive("grid size_scale", size_scale)
+    low = check_number("grid size_min", size_min, low=0, high=MAX_SPAN)
     high = check_number("grid size_max", size_max, low=0, open_low=True, inf=True)
     if not high > low:
         raise ConfigError("grid size_max", size_max, f"a number > size_min ({low:g})")
@@ -151,11 +171,30 @@ def generate_grid(
     if len(set(names)) != len(names):
         raise ConfigError("grid organisations", organisations, "distinct names")
     local_orgs = list(range(1, len(names))) or [0]
+    streams = len(platform.first_pools()) * len(local_orgs)  # local streams
+    total = n_meta + streams * n_local
+    if total == 0:
+        raise ConfigError(
+            "grid meta_jobs", n_meta, "at least one job in all: meta_jobs or local_jobs > 0"
+        )
+    if total > ceiling:
+        culprit, value = (
+            ("grid meta_jobs", n_meta)
+            if n_meta >= streams * n_local
+            else ("grid local_jobs", n_local)
+        )
+        raise ConfigError(
+            culprit,
+            value,
+            f"at most {ceiling:,} jobs in all (meta_jobs + {streams} local streams x local_jobs "
+            f"= {total:,}); raise the ceiling deliberately with max_jobs=N",
+        )
 
     def stream(child: np.random.SeedSequence, n: int, mean: float) -> tuple[np.ndarray, ...]:
         rng = np.random.default_rng(child)
         submit = np.cumsum(rng.exponential(mean, n))
-        return submit, truncated_weibull(rng, n, shape, scale, low, high)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return submit, truncated_weibull(rng, n, shape, scale, low, high)
 
     first = platform.first_pools()
     children = np.random.SeedSequence(int(seed)).spawn(1 + len(first) * len(local_orgs))
@@ -175,13 +214,56 @@ def generate_grid(
         f"local_interarrival={local_mean:g},size_shape={shape:g},size_scale={scale:g},"
         f"size_min={low:g},size_max={high:g},seed={int(seed)}"
     )
-    return GridWorkload(
+    work = np.concatenate([p[1] for p in parts])[order]
+    if not np.isfinite(work).all():
+        raise ConfigError(
+            "grid size_max", size_max, "a finite cut for these sizes (some drawn are infinite)"
+        )
+    out = GridWorkload(
         submit_at=submit_at[order],
-        work=np.concatenate([p[1] for p in parts])[order],
+        work=work,
         procs=np.ones(n, dtype=np.int64),
         org=np.concatenate([np.full(len(p[0]), p[2], np.int64) for p in parts])[order],
         stream=np.concatenate([np.full(len(p[0]), p[3], np.int64) for p in parts])[order],
         job_id=np.arange(1, n + 1, dtype=np.int64),
         source=f"{spec} on {platform.source}",
         organisations=names,
+    )
+    late = out.late_job(platform)
+    if late is not None:  # name the setting that sent it past the end of time
+        row, end, what = late
+        setting: tuple[str, object]
+        if what == "submit":
+            setting = (
+                ("grid meta_interarrival", meta_interarrival)
+                if out.stream[row] < 0
+                else ("grid local_interarrival", local_interarrival)
+            )
+        else:
+            setting = (
+                "grid size_max" if math.isfinite(high) else "grid size_scale",
+                (size_max if math.isfinite(high) else size_scale),
+            )
+        raise ConfigError(
+            *setting,
+            f"values whose jobs are submitted and run before {MAX_SPAN:g} s (job "
+            f"{int(out.job_id[row])} would "
+            + (
+                f"arrive at {end:.3g} s)"
+                if what == "submit"
+                else f"end at {end:.3g} s on the platform's slowest node)"
+            ),
+        )
+    return out
+
+
+def _positive(option: str, value: object) -> float:
+    """A mean or a scale: a number > 0, at most `MAX_SPAN`."""
+    return check_number(
+        option,
+        value,
+        low=0,
+        open_low=True,
+        high=MAX_SPAN,
+        allowed=f"a number > 0, at most {MAX_SPAN:g}",
     )

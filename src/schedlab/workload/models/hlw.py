@@ -44,11 +44,12 @@ import inspect
 
 import numpy as np
 
+from schedlab.errors import ConfigError
 from schedlab.validators import check_int, check_number, check_seed
 from schedlab.workload.job import MAX_TIME, N_FIELDS, F, Workload, check_max_procs
 from schedlab.workload.swf import moldable_pi_header
 
-__all__ = ["MAX_TASKS", "check_hlw_params", "generate_hlw"]
+__all__ = ["MAX_TASKS", "MAX_WORK_RATIO", "check_hlw_params", "generate_hlw"]
 
 # Worst-case task count 2 x n x opt_max, as the other models' job bound: about 1.5 GB of
 # SWF fields; more is a typo that would exhaust memory before failing.
@@ -94,22 +95,66 @@ def _checked(
     p: object,
     opt_min: object,
     opt_max: object,
+    max_tasks: object = MAX_TASKS,
 ) -> tuple[int, int, float, int, float, float, float, int, int]:
     """The parameters as plain numbers, checked (`check_hlw_params`)."""
+    ceiling = check_int("hlw max_tasks", max_tasks, low=2, allowed="an integer >= 2")
     check_int("hlw n", n, low=1, allowed="an integer >= 1 (top tasks tau0)")
     size = check_max_procs(nodes, "hlw nodes")
     fraction = _real("pi", pi, 0.0, 1.0, "Amdahl's parallel fraction", open_low=False)
     time1 = _real("w1", w1, 0.0, MAX_TIME, "sequential time of a tau1 task", open_low=True)
     time2 = _real("w2", w2, 0.0, MAX_TIME, "sequential time of a tau2 task", open_low=True)
     prob = _real("p", p, 0.0, 1.0, "probability that a tau2 task follows a tau1", open_low=False)
-    half = MAX_TASKS // 2
-    low = _integer("opt_min", opt_min, 1, half, "fewest steps of a chain")
-    high = _integer("opt_max", opt_max, low, half, "most steps of a chain, at least opt_min")
+    half = ceiling // 2
+    raise_it = "; raise the ceiling with max_tasks=N"
+    low = _integer("opt_min", opt_min, 1, half, "fewest steps of a chain" + raise_it)
+    high = _integer(
+        "opt_max", opt_max, low, half, "most steps of a chain, at least opt_min" + raise_it
+    )
     chains = _integer(
-        "n", n, 1, MAX_TASKS // (2 * high), f"top tasks; 2 x n x opt_max at most {MAX_TASKS:,}"
+        "n",
+        n,
+        1,
+        ceiling // (2 * high),
+        f"top tasks; 2 x n x opt_max at most {ceiling:,}{raise_it}",
     )
     number = check_seed("hlw seed", seed, allowed=_SEED_ALLOWED)
+    _check_work(chains, high, time1, time2 if prob > 0 else 0.0, w1, w2)
     return chains, size, fraction, number, time1, time2, prob, low, high
+
+
+# The most sequential work of an instance over its shortest task: float64 then resolves
+# every task on the clock to about a ten-millionth of its time (2.2e-16 x 1e9).
+MAX_WORK_RATIO = 1e9
+
+
+def _check_work(
+    chains: int, steps: int, time1: float, time2: float, w1: object, w2: object
+) -> None:
+    """Refuse an instance whose clock could leave the range where float64 resolves it.
+
+    Any schedule that keeps a node busy while a task is released ends within the sequential
+    work of all the tasks, at most n x opt_max x (w1 + w2) (w2 only when tau2 tasks can
+    occur): that must stay below `MAX_TIME` and within `MAX_WORK_RATIO` times the shortest
+    task, else a task's end rounds away from its start plus its time."""
+    work = chains * steps * (time1 + time2)
+    longest, key_long, value_long = (time1, "w1", w1) if time1 >= time2 else (time2, "w2", w2)
+    shortest, key_short, value_short = (time2, "w2", w2) if 0 < time2 < time1 else (time1, "w1", w1)
+    if work > MAX_TIME:
+        raise ConfigError(
+            f"hlw {key_long}",
+            value_long,
+            f"shorter tasks: n x opt_max x (w1 + w2) = {work:.3g} s of work, over "
+            f"{MAX_TIME:g} s (the clock must stay below it)",
+        )
+    if work > MAX_WORK_RATIO * shortest:
+        raise ConfigError(
+            f"hlw {key_short}",
+            value_short,
+            f"a task time of at least {work / MAX_WORK_RATIO:.3g} s: n x opt_max x (w1 + w2) "
+            f"= {work:.3g} s of work is over {MAX_WORK_RATIO:g} times this task's, where the "
+            f"clock no longer resolves it (or fewer, shorter chains)",
+        )
 
 
 def generate_hlw(
@@ -122,16 +167,19 @@ def generate_hlw(
     p: float = 0.33,
     opt_min: int = 1,
     opt_max: int = 60,
+    max_tasks: int = MAX_TASKS,
 ) -> Workload:
     """One realised HLW instance of `n` chains on `nodes` nodes (model and fields: module
     docstring); the defaults are the paper's section 5.2. Same seed, same workload.
 
     Ranges (ConfigError naming the parameter otherwise): n >= 1 with 2 x n x opt_max at most
-    `MAX_TASKS`, nodes 1 to 2**31 - 1, pi and p in [0, 1], w1 and w2 in (0, 1e15] s,
-    1 <= opt_min <= opt_max, seed an integer >= 0.
+    ``max_tasks`` (`MAX_TASKS` unless raised deliberately: ``max_tasks=N`` in the spec),
+    nodes 1 to 2**31 - 1, pi and p in [0, 1], w1 and w2 in (0, 1e15] s with n x opt_max x
+    (w1 + w2) (w2 only if p > 0) at most 1e15 s and at most `MAX_WORK_RATIO` times the
+    shorter task time (`_check_work`), 1 <= opt_min <= opt_max, seed an integer >= 0.
     """
     chains, size, fraction, seed, time1, time2, prob, low, high = _checked(
-        n, nodes, pi, seed, w1, w2, p, opt_min, opt_max
+        n, nodes, pi, seed, w1, w2, p, opt_min, opt_max, max_tasks
     )
     rng = np.random.default_rng(seed)
     steps = rng.integers(low, high, endpoint=True, size=chains)
@@ -170,6 +218,8 @@ def generate_hlw(
     fields[:, F["preceding_job_id"]] = parent_id[order]
     fields[:, F["think_time"]] = 0.0
     spec = _spec(chains, size, fraction, seed, time1, time2, prob, low, high)
+    if max_tasks != MAX_TASKS:  # the ceiling this instance needed, so the spec remakes it
+        spec += f",max_tasks={int(max_tasks)}"
     header = [
         "Version: 2.2",
         "Computer: HLW multi-level application, Lanore and Klein, ComPAS 2013 (schedlab)",

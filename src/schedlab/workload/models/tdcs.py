@@ -38,23 +38,29 @@ nodes. Each stream has its own generator spawned from ``seed``.
 from __future__ import annotations
 
 import csv
+import io
 import math
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from schedlab.errors import ConfigError, WorkloadError
+from schedlab.errors import ConfigError, WorkloadError, printable
+from schedlab.inputs import read_input
 from schedlab.platform.description import Platform
-from schedlab.validators import check_number, check_seed
+from schedlab.validators import check_int, check_number, check_seed
 from schedlab.workload.grid import GridWorkload, _partitions, check_mode
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_TIME, Workload
 
 __all__ = [
     "HIGH",
     "LOW",
     "BACKGROUND",
     "LEVELS",
+    "MAX_JOBS",
+    "MAX_PRIORITY",
     "TdcsWorkload",
     "generate_tdcs",
     "offered_load",
@@ -67,6 +73,15 @@ RUN_RANGE = (300.0, 4 * 3600.0)
 BACKGROUND_RUN_RANGE = (1800.0, 8 * 3600.0)
 INPUT_RANGE = (1e8, 1e10)
 GENEROUS = 0.75  # share of users asking for the run time plus hours
+# Jobs the generator builds at most unless its caller raises ``max_jobs`` (``tdcs run
+# --max-jobs``): about 50,000 hours of the scenario at load 0.85 on the builtin platform,
+# already hours of simulation; more is most likely a typo in --hours or --load that would
+# exhaust the memory before failing.
+MAX_JOBS = 1_000_000
+# Priorities of a --priority-from table: integers a float holds exactly (the kernel's job
+# attributes are floats), so that two different priorities never compare equal.
+MAX_PRIORITY = 2**53
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 # (name, priority, global, share of capacity, probability of being checkpointable)
 STREAMS: tuple[tuple[str, int, bool, float, float], ...] = (
     ("global_background", BACKGROUND, True, 0.20, 1.0),
@@ -145,19 +160,25 @@ class TdcsWorkload:
         priority_from: str = "queue",
         origin: str = "round_robin",
         input_size: float = 1e9,
+        on_note: Callable[[str], None] | None = None,
     ) -> TdcsWorkload:
         """A trace as the paper's streams.
 
         ``priority_from``: "queue" (SWF field 15, the queue number, is the priority; -1 is
-        0), "none" (all 0) or a CSV file of ``job_id,priority`` rows (jobs not listed: 0).
-        Jobs of the lowest priority present are checkpointable (background). ``origin``:
-        "partition" (field 16 ids in increasing order -> sites in file order) or
-        "round_robin" (sites in turn). ``mode`` "global" sends every job to the
-        dispatchers, "local" keeps it at its origin's first queue. ``input_size`` in bytes.
+        0), "none" (all 0) or a CSV file of ``job_id,priority`` rows (jobs not listed: 0;
+        `read_priorities` says what it refuses). Jobs of the lowest priority present are
+        checkpointable (background). ``origin``: "partition" (field 16 ids in increasing
+        order -> sites in file order) or "round_robin" (sites in turn). ``mode`` "global"
+        sends every job to the dispatchers, "local" keeps it at its origin's first queue.
+        ``input_size`` in bytes. ``on_note`` hears what the user should know (rows of the
+        priority table naming jobs the trace does not hold).
         """
         mode = check_mode(mode)
         n = len(workload)
-        prio = _priorities(workload, priority_from)
+        input_size = check_number(
+            "tdcs input_size", input_size, low=0, high=1e15, allowed="bytes in [0, 1e15]"
+        )
+        prio = _priorities(workload, priority_from, on_note)
         sites = len(platform.sites)
         if origin == "partition":
             partition = _partitions(workload, "origin='partition'")
@@ -195,25 +216,78 @@ class TdcsWorkload:
         return out
 
 
-def _priorities(workload: Workload, rule: str) -> np.ndarray:
+def _priorities(workload: Workload, rule: str, on_note: Callable[[str], None] | None) -> np.ndarray:
     n = len(workload)
     if rule == "queue":
         return np.maximum(workload.queue_id, 0).astype(np.int64)
     if rule == "none":
         return np.zeros(n, dtype=np.int64)
-    path = Path(rule)
-    if not path.is_file():
+    try:
+        exists = os.path.exists(rule)
+    except (OSError, ValueError):  # a name the OS refuses (too long, NUL)
+        exists = False
+    if not exists:
         raise ConfigError("priority_from", rule, "queue, none or a CSV file job_id,priority")
-    table: dict[int, int] = {}
-    with path.open(newline="") as f:
-        for line, row in enumerate(csv.reader(f), 1):
+    table = read_priorities(rule)
+    ids = workload.job_id.tolist()
+    known = set(ids)
+    unknown = [(line, job) for job, (_, line) in table.items() if job not in known]
+    if unknown and on_note is not None:
+        line, job = unknown[0]
+        on_note(
+            f"{printable(rule)}: {len(unknown):,} row(s) name jobs the workload does not hold "
+            f"(first: job {job} at line {line}); their priorities are unused"
+        )
+    return np.array([table[j][0] if j in table else 0 for j in ids], dtype=np.int64)
+
+
+def read_priorities(path: str) -> dict[int, tuple[int, int]]:
+    """``job_id -> (priority, line)`` from a CSV of ``job_id,priority`` rows (a header row
+    and ``#`` comments skipped), read through `read_input` (so no output of the command
+    may replace it). Refused with the file, line and field: a row without two fields, a job
+    id or priority that is not an integer, a priority beyond +-`MAX_PRIORITY`, a job id
+    given twice. Rows naming jobs the workload lacks are the caller's to report."""
+    where = printable(path)
+    data = read_input(path, kind="a priority table (CSV job_id,priority)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkloadError(where, f"not UTF-8 text (byte {exc.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    table: dict[int, tuple[int, int]] = {}
+    try:
+        for row in reader:
+            line = reader.line_num
             if not row or row[0].strip().lower() in ("job_id", "") or row[0].startswith("#"):
                 continue
-            try:
-                table[int(row[0])] = int(row[1])
-            except (ValueError, IndexError):
-                raise WorkloadError(str(path), "a row must be job_id,priority", line=line) from None
-    return np.array([table.get(int(j), 0) for j in workload.job_id.tolist()], dtype=np.int64)
+            if len(row) < 2:
+                raise WorkloadError(where, "a row must be job_id,priority", line=line)
+            job = _integer(where, line, "job_id", row[0], MAX_PRIORITY)
+            prio = _integer(where, line, "priority", row[1], MAX_PRIORITY)
+            if job in table:
+                first = table[job][1]
+                raise WorkloadError(
+                    where,
+                    f"job {job} is given twice (first at line {first})",
+                    line=line,
+                    field="job_id",
+                    value=row[0].strip()[:200],
+                )
+            table[job] = (prio, line)
+    except csv.Error as exc:
+        raise WorkloadError(where, f"not a CSV table: {exc}", line=reader.line_num) from None
+    return table
+
+
+def _integer(where: str, line: int, field: str, text: str, bound: int) -> int:
+    """``text`` as an int of at most ``bound`` in magnitude, else WorkloadError."""
+    value = text.strip()
+    allowed = f"an integer from {-bound:,} to {bound:,}"
+    # ASCII digits only: int() would also take "1_000" and other scripts' digits
+    number = int(value) if len(value) <= 40 and _INTEGER.fullmatch(value) else None
+    if number is None or abs(number) > bound:
+        raise WorkloadError(where, allowed, line=line, field=field, value=value[:200])
+    return number
 
 
 # -- the pre-registered scenario ---------------------------------------------------------------
@@ -238,14 +312,28 @@ def generate_tdcs(
     hours: float = 72.0,
     load: float = 0.85,
     seed: int = 1,
+    max_jobs: int = MAX_JOBS,
 ) -> TdcsWorkload:
     """The scenario's streams (module docstring) over ``hours`` of arrivals at ``load``
-    (shares scaled by load / 0.85)."""
+    (shares scaled by load / 0.85).
+
+    At most ``max_jobs`` jobs (`MAX_JOBS` unless raised): hours and load that would draw
+    more are refused before anything is drawn (ConfigError naming hours). The stream may be
+    empty (a very short span): `run_tdcs` refuses to run it.
+    """
     hours = check_number(
-        "tdcs generator hours", hours, low=0, open_low=True, allowed="a number of hours > 0"
+        "tdcs generator hours",
+        hours,
+        low=0,
+        high=MAX_TIME / 3600.0,
+        open_low=True,
+        allowed=f"a number of hours in (0, {MAX_TIME / 3600.0:.4g}]",
     )
     load = check_number("tdcs generator load", load, low=0, open_low=True, allowed="a load > 0")
     check_seed("tdcs generator seed", seed)
+    limit = check_int(
+        "tdcs generator max_jobs", max_jobs, low=1, allowed="an integer >= 1 (most jobs drawn)"
+    )
     span = hours * 3600.0
     scale = load / sum(s[3] for s in STREAMS)
     sites = platform.sites
@@ -257,21 +345,34 @@ def generate_tdcs(
     first_nodes = [platform.queues()[p].nodes for p in first]
     widest = max(q.nodes for q in platform.queues())
     capacity = platform.capacity
-    parts: list[dict[str, np.ndarray]] = []
-    children = np.random.SeedSequence(seed).spawn(len(STREAMS) * (1 + len(sites)))
-    k = 0
+    # every stream's rate first (expected jobs), then its count, then its jobs: the draws of
+    # each stream's generator are those of drawing each stream in turn
+    plans: list[tuple[float, int, int, int, tuple[float, float], float]] = []
     for _name, prio, is_global, share, ckpt in STREAMS:
         runs = BACKGROUND_RUN_RANGE if prio == BACKGROUND else RUN_RANGE
         targets = [(-1, widest, 1.0)] if is_global else [
             (i, first_nodes[i], site_cap[i] / site_cap.sum()) for i in range(len(sites))
         ]  # fmt: skip
         for site, cap, fraction in targets:
-            rng = np.random.default_rng(children[k])
-            k += 1
             mean_work = _loguniform_mean(*runs) * _mean_procs(cap)
             rate = share * scale * fraction * capacity / mean_work
-            n = int(rng.poisson(rate * span))
-            parts.append(_draw(rng, n, span, prio, site, cap, runs, ckpt, nodes, first))
+            plans.append((rate * span, prio, site, cap, runs, ckpt))
+    expected = math.fsum(p[0] for p in plans)
+    if not expected <= limit:
+        raise ConfigError(
+            "tdcs generator hours",
+            hours,
+            _too_many(limit, expected, hours, load),
+        )
+    children = np.random.SeedSequence(seed).spawn(len(STREAMS) * (1 + len(sites)))
+    rngs = [np.random.default_rng(children[k]) for k in range(len(plans))]
+    counts = [int(rng.poisson(p[0])) for rng, p in zip(rngs, plans)]
+    if sum(counts) > limit:
+        raise ConfigError("tdcs generator hours", hours, _too_many(limit, sum(counts), hours, load))
+    parts = [
+        _draw(rng, n, span, prio, site, cap, runs, ckpt, nodes, first)
+        for rng, n, (_, prio, site, cap, runs, ckpt) in zip(rngs, counts, plans)
+    ]
     cols = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     order = np.argsort(cols["submit_at"], kind="stable")
     cols = {key: v[order] for key, v in cols.items()}
@@ -293,6 +394,14 @@ def generate_tdcs(
         origin=cols["origin"],
         input_size=cols["input_size"],
         checkpointable=cols["checkpointable"],
+    )
+
+
+def _too_many(limit: int, jobs: float, hours: float, load: float) -> str:
+    """What the job ceiling allows, and how to raise it."""
+    return (
+        f"fewer hours: {hours:g} h at load {load:g} draw about {jobs:,.0f} jobs, over the "
+        f"ceiling of {limit:,} (raise it deliberately: max_jobs=N, or --max-jobs N of tdcs run)"
     )
 
 

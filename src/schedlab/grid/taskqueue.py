@@ -1,0 +1,98 @@
+"""The DIRAC task queue and the messages of its matcher (`grid.dirac`; Caron et al., LIP
+RR-2005-13, sections 3 and 7): jobs grouped in job classes, classes in creation order, FIFO
+within a class; a request carries a resource description, a reply the job matched."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+__all__ = ["Reply", "Request", "Resource", "TaskQueue"]
+
+
+class Resource(NamedTuple):
+    """A resource description, as a request carries it to the matcher.
+
+    ``procs``: the most processors a job may use (a queue's size, a pilot's processors);
+    ``power``: NCU/s of the nodes a job would run on; ``seconds``: the time it may run
+    (inf: not limited by the description); ``free``: free processors of the queue when it
+    asked (information only).
+    """
+
+    pool: int
+    procs: int
+    power: float
+    seconds: float
+    free: int
+
+
+class Request(NamedTuple):
+    """A request to the matcher: ``take`` a job (static agents, pilots) or only ask whether
+    one fits (pilot agents' probes); ``pilot`` is the asking pilot (-1: an agent)."""
+
+    kind: str
+    resource: Resource
+    pilot: int = -1
+    take: bool = True
+
+
+class Reply(NamedTuple):
+    """The matcher's answer: ``job`` taken (or, for a probe, the head that fits), -1 for
+    none; ``procs`` the processors that job asks for."""
+
+    request: Request
+    job: int
+    procs: int = 0
+
+
+class TaskQueue:
+    """Jobs grouped by class (a hashable requirement tuple), classes in creation order,
+    FIFO within a class (`grid.dirac`'s module docstring)."""
+
+    def __init__(self) -> None:
+        self._classes: dict[tuple[int, int], deque[int]] = {}  # dicts keep insertion order
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def add(self, job: int, key: tuple[int, int]) -> None:
+        queue = self._classes.get(key)
+        if queue is None:
+            queue = self._classes[key] = deque()
+        queue.append(job)
+        self._size += 1
+
+    def put_back(self, job: int, key: tuple[int, int]) -> None:
+        """Return a job that was taken to the head of its class (a pilot died meanwhile)."""
+        queue = self._classes.get(key)
+        if queue is None:
+            queue = self._classes[key] = deque()
+        queue.appendleft(job)
+        self._size += 1
+
+    def first(self, fits: Callable[[int], bool]) -> tuple[tuple[int, int], int] | None:
+        """FRFS: the first class in creation order whose head fits, and that head."""
+        for key, queue in self._classes.items():
+            if fits(queue[0]):
+                return key, queue[0]
+        return None
+
+    def take(self, key: tuple[int, int]) -> int:
+        """Remove and return the head of class ``key`` (deleted when emptied)."""
+        queue = self._classes[key]
+        job = queue.popleft()
+        if not queue:
+            del self._classes[key]
+        self._size -= 1
+        return job
+
+    def queues(self) -> Iterator[tuple[tuple[int, int], deque[int]]]:
+        """(class, its live FIFO) in creation order: read, never modify."""
+        yield from self._classes.items()
+
+    def classes(self) -> Iterator[tuple[tuple[int, int], list[int]]]:
+        """(class, jobs) in creation order (for tests and inspection)."""
+        for key, queue in self._classes.items():
+            yield key, list(queue)
