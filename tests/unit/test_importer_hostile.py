@@ -172,8 +172,18 @@ def test_slurm_submit_far_in_the_future(tmp_path: Path, submit: str) -> None:
 def test_slurm_submit_in_year_9999_stays_below_max_time(tmp_path: Path) -> None:
     """The latest date sacct can print is still a finite, bounded clock."""
     late = job(SACCT_JOB.format(id=2), Submit="9999-12-31T23:59:59", Start="Unknown")
-    wl = read_trace(f"slurm:{sacct(tmp_path, SACCT_JOB.format(id=1), late)}")
+    notes: list[str] = []
+    wl = read_trace(f"slurm:{sacct(tmp_path, SACCT_JOB.format(id=1), late)}", on_note=notes.append)
     assert 0 < wl.submit_time.max() < MAX_TIME
+    # finite and exact, but a span of 7,976 years is worth a word to the user
+    assert any("span 7,976 years" in n and "9999-12-31" in n for n in notes), notes
+
+
+def test_a_log_of_a_few_years_says_nothing_of_its_span(tmp_path: Path) -> None:
+    notes: list[str] = []
+    later = job(SACCT_JOB.format(id=2), Submit="2030-03-01T00:00:00", Start="Unknown")
+    read_trace(f"slurm:{sacct(tmp_path, SACCT_JOB.format(id=1), later)}", on_note=notes.append)
+    assert not any("check its dates" in n for n in notes), notes
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 import numpy as np
 
@@ -402,6 +403,12 @@ class JobLog:
         if max_procs is None:
             max_procs, note = _inferred_size(fields)
             notes.append(note)
+        span = max(submits, default=origin) - origin
+        if span > LONG_SPAN:  # finite and simulated exactly, but likely a mistyped date
+            notes.append(
+                f"the log's submit times span {span / YEAR:,.0f} years (from "
+                f"{_date(origin)} to {_date(origin + span)}): check its dates"
+            )
         header = self._header(source, len(placed), origin, max_procs, notes)
         workload = Workload.from_fields(
             fields,
@@ -452,6 +459,18 @@ class JobLog:
         if skipped:
             header.append(f"Note: records skipped by the importer: {skipped}")
         return header
+
+
+YEAR = 365.25 * 86400
+LONG_SPAN = 50 * YEAR  # a log spanning more says so: schedlab runs it, but a date is suspect
+
+
+def _date(epoch: float) -> str:
+    """An epoch second as a UTC date, or the number when Python's dates cannot hold it."""
+    try:
+        return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return f"{epoch:.0f} s"
 
 
 def _inferred_size(fields: np.ndarray) -> tuple[int, str]:
