@@ -134,7 +134,10 @@ def write_swf_text(path: Path, lines: Sequence[str], max_procs: int = 4) -> Path
 def test_run_json_prints_one_object_with_the_design_summary_keys() -> None:
     """`run SPEC --policy easy --json` prints exactly the DESIGN.md 4 summary keys, sane values."""
     data = invoke_json("run", SPEC, "--policy", "easy", "--json")
-    assert set(data) - {"total_wall_time", "skipped_by_reason"} == set(SUMMARY_KEYS)
+    recorded = {"policy", "params", "workload"}  # what ran, as grid run --json records it
+    assert set(data) - {"total_wall_time", "skipped_by_reason", *recorded} == set(SUMMARY_KEYS)
+    assert data["policy"] == "easy" and data["workload"] == SPEC
+    assert data["params"] == {"backfill_order": "fcfs", "extra_procs": True}  # the defaults
     assert data["skipped_by_reason"] == {}  # a model workload skips nothing
     assert set(SUMMARY_KEYS) == {
         "jobs",

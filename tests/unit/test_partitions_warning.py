@@ -116,3 +116,18 @@ def test_metacentrum_offered_load_above_one_is_warned_about() -> None:
     assert info["procs"] == 60
     assert len(info["partitions"]) == 14
     assert any(w.startswith("offered load 4.99 > 1") for w in info["warnings"])
+
+
+def test_a_tiny_log_is_too_short_to_judge() -> None:
+    """Three jobs within 10 s offer 1.62 on 8 processors: a number, not a finding (issue 23)."""
+    warning = describe(two_partitions())["warnings"][0]
+    assert "3 jobs submitted within 10 s make too short a log to judge a load" in warning
+    assert "grow without bound" not in warning
+
+
+def test_a_long_log_keeps_the_overload_warning() -> None:
+    info = describe(
+        load_workload(str(trace_path("METACENTRUM-2009-2.swf.gz")), note_partitions=False)
+    )
+    assert "waits grow without bound" in info["warnings"][0]
+    assert "too short" not in info["warnings"][0]

@@ -36,6 +36,33 @@ commands = typer.Typer()
 BY_COLUMNS = ("user", "group", "queue", "priority")
 
 
+def _effective_params(instance: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """The policy's parameters as it runs them (defaults filled in) when it declares them
+    as a dataclass, else those given: what ``--json`` records beside the metrics."""
+    import dataclasses
+
+    declared = getattr(instance, "params", None)
+    if dataclasses.is_dataclass(declared) and not isinstance(declared, type):
+        return dataclasses.asdict(declared)
+    return dict(given)
+
+
+def _note_rigid_workload(policy: str, wl: Any) -> None:
+    """A policy written for moldable jobs, given none, says so (as dbf does without deadlines):
+    every job then runs rigid at its recorded size, which is not what the policy is for."""
+    from schedlab.scenario import speedup_models
+    from schedlab.schedulers.registry import available_policies, policy_class
+
+    if policy not in available_policies() or not getattr(policy_class(policy), "moldable", False):
+        return
+    if speedup_models(wl) is None:
+        note(
+            f"{policy} schedules moldable jobs and no job here is moldable (give --moldable "
+            "pi=X, an hlw: workload or an SWF with a MoldableAmdahlPi header line), so every "
+            "job runs rigid at its recorded size"
+        )
+
+
 def _has_deadlines(wl: Any) -> bool:
     """True when at least one job of ``wl`` is non-priority (carries a deadline)."""
     import numpy as np
@@ -157,7 +184,7 @@ def run(
     clock = time.perf_counter()
     params = parse_params(param)
     # fail fast, before a long read and simulation, on anything we can check now
-    make_policy(policy, **params)
+    effective = _effective_params(make_policy(policy, **params), params)
     inputs = [workload, deadlines]
     to_stdout = check_outputs(
         {"--jobs-out": jobs_out, "--timeseries-out": timeseries_out}, force=force, inputs=inputs
@@ -196,6 +223,7 @@ def run(
             "dbf: no job has a deadline (give --non-priority or --deadlines), so every job is "
             "a priority job and DBF is exactly conservative backfilling here"
         )
+    _note_rigid_workload(policy, wl)
     if cut is not None:
         from schedlab.metrics.summary import warmup_jobs
 
@@ -234,7 +262,7 @@ def run(
         if by is not None:
             summary[f"by_{by}"] = result.by(by, warmup=cut or 0).to_dict(orient="records")
         summary["total_wall_time"] = time.perf_counter() - clock
-        print_json(summary)
+        print_json({"policy": policy, "params": effective, "workload": wl.source, **summary})
         return
     title = f"{policy} on {wl.source}"
     if cut:

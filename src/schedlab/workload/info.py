@@ -48,12 +48,29 @@ def describe(workload: Workload) -> dict[str, Any]:
     }
 
 
+FEW_JOBS = 100  # fewer jobs than this cannot show a sustained load
+
+
+def jobs_text(n: int) -> str:
+    """``1 job``, ``2 jobs``, ``1,000 jobs``."""
+    return f"{n:,} job" if n == 1 else f"{n:,} jobs"
+
+
 def load_warnings(workload: Workload) -> list[str]:
     """Warnings for offered loads above 1: the whole trace on its P processors, and each
     partition (of several) on its peak of processors in use."""
     out = []
     load = workload.offered_load()
-    if load > 1:
+    n = len(workload)
+    span = float(workload.submit_time[-1] - workload.submit_time[0]) if n else 0.0
+    mean_run = float(workload.run_time.mean()) if n else 0.0
+    if load > 1 and (n < FEW_JOBS or span < 10 * mean_run):
+        out.append(
+            f"offered load {load:.3g} > 1 on {workload.max_procs:,} processors, but "
+            f"{jobs_text(n)} submitted within {span:,.0f} s make too short a log to judge a "
+            "load (that takes many jobs over a span much longer than their run times)"
+        )
+    elif load > 1:
         out.append(
             f"offered load {load:.3g} > 1: the jobs ask more processor time than "
             f"{workload.max_procs:,} processors give over the submit span, so waits grow "

@@ -593,6 +593,8 @@ class CriticalPathAndArea:
     starting each task at its planned time on its planned processors (SPEC 7)."""
 
     name: ClassVar[str] = "cpa"
+    # written for moldable jobs (`schedlab run` notes when a workload has none)
+    moldable: ClassVar[bool] = True
     Params: ClassVar[type] = CpaParams
 
     def __init__(self, params: CpaParams | None = None) -> None:

@@ -139,6 +139,8 @@ class FairShare(ParamsPolicy[FsParams]):
     """FS: fair-share allocation, longest first list scheduling (Lanore and Klein; SPEC 7)."""
 
     name: ClassVar[str] = "fs"
+    # written for moldable jobs (`schedlab run` notes when a workload has none)
+    moldable: ClassVar[bool] = True
     Params: ClassVar[type] = FsParams
 
     def setup(self, view: ClusterView) -> None:

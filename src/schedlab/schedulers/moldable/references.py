@@ -77,6 +77,8 @@ class RandomReference(ParamsPolicy[RandParams]):
     """rand: a random node count per task, reserved at its earliest start (SPEC 7)."""
 
     name: ClassVar[str] = "rand"
+    # written for moldable jobs (`schedlab run` notes when a workload has none)
+    moldable: ClassVar[bool] = True
     Params: ClassVar[type] = RandParams
 
     def setup(self, view: ClusterView) -> None:
@@ -172,6 +174,8 @@ class Ref4(ParamsPolicy[SlotParams]):
     """Ref4: HLW's parallel loop, one tau0 chain per slot of floor(N/4) nodes (SPEC 7)."""
 
     name: ClassVar[str] = "ref4"
+    # written for moldable jobs (`schedlab run` notes when a workload has none)
+    moldable: ClassVar[bool] = True
     Params: ClassVar[type] = SlotParams
 
     def setup(self, view: ClusterView) -> None:
