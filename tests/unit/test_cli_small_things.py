@@ -1,12 +1,17 @@
 """What a user trips on (issue 23, items 4 and 7): a moldable-job policy given rigid jobs says
-so, as dbf without deadlines does; ``run --json`` records what ran."""
+so, as dbf without deadlines does; ``run --json`` records what ran; ``convert --first``
+dates the log's new end."""
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
 import pytest
-from test_cli import invoke_json, run_main
+from test_cli import invoke, invoke_json, run_main
 
 from schedlab.notes import set_quiet
+from workloads import trace_path
 
 RIGID = "lublin:jobs=60,procs=16,seed=3"
 
@@ -44,3 +49,19 @@ def test_run_json_records_the_policy_its_parameters_and_the_workload() -> None:
     assert data["policy"] == "multifactor" and data["workload"] == RIGID
     assert data["params"]["weight_age"] == 2  # given, beside the defaults it ran with
     assert len(data["params"]) > 1
+
+
+def end_line(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("; EndTime:"))
+
+
+def test_convert_writes_the_end_date_of_the_jobs_it_keeps(tmp_path: Path) -> None:
+    kth = trace_path("KTH-SP2-1996-2.swf.gz")
+    archive = end_line(gzip.decompress(kth.read_bytes()).decode())
+    whole, first = tmp_path / "whole.swf", tmp_path / "first.swf"
+    invoke("workload", "convert", str(kth), str(whole))
+    invoke("workload", "convert", str(kth), "--first", "5000", str(first))
+    # computed from the jobs, the archive's own end date comes back to the second
+    assert end_line(whole.read_text()) == archive == "; EndTime:   Fri Aug 29 10:55:01 CEST 1997"
+    # the last of the first 5,000 jobs ends on 16 December 1996, not in August 1997
+    assert end_line(first.read_text()) == "; EndTime:   Mon Dec 16 04:54:06 CET 1996"

@@ -4,7 +4,8 @@
 same trace. After transforms that is not what a user wants: load scaling gives fractional
 submit times (``273293.3333333334``) where SWF has integers, and the header still describes
 the original file (``MaxJobs: 28490`` for 5,000 jobs). `for_swf` rounds the fields and
-updates the header, and records what was done in a ``; schedlab:`` line.
+updates the header (job counts, and the ``EndTime`` date from the jobs kept), and records
+what was done in a ``; schedlab:`` line.
 
 Rounding (integral values are unchanged): submit times (field 2) are rounded down, as the
 archive's generated traces truncate them; durations (fields 3 wait, 4 run, 6 average CPU
@@ -15,7 +16,11 @@ nearest integer (halves to even). Rounding down keeps submit order; ties keep tr
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Sequence
+from datetime import datetime, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 
@@ -28,6 +33,7 @@ _ROUNDED_UP = tuple(
     F[name] for name in ("wait_time", "run_time", "avg_cpu_time", "requested_time", "think_time")
 )
 _COUNT_KEYS = ("MaxJobs", "MaxRecords")
+_END_KEY = "EndTime"  # the archive's date of the log's last job end
 SCHEDLAB_KEY = "schedlab"
 
 
@@ -57,11 +63,41 @@ def for_swf(workload: Workload, *, source: str, applied: Sequence[str]) -> Workl
         )
     header = []
     n = len(workload)
+    end = _end_date(workload, fields)
     for text in workload.header:
         key, sep, _ = text.partition(":")
         if sep and key.strip() in _COUNT_KEYS:
             text = f"{key.strip()}: {n}"
+        elif sep and key.strip() == _END_KEY:
+            if end is None:
+                continue  # stale, and no UnixStartTime to date the new end from
+            text = f"{_END_KEY}:   {end}"
         header.append(text)
     what = "; ".join(steps) if steps else "copied unchanged"
     header.append(f"{SCHEDLAB_KEY}: converted from {source}: {what}")
     return workload.with_fields(fields, header=header)
+
+
+def _end_date(workload: Workload, fields: np.ndarray) -> str | None:
+    """When the last job of ``fields`` ends, written as the archive writes ``EndTime``
+    (``Fri Aug 29 10:55:01 CEST 1997``, in the header's ``TimeZoneString`` zone when known,
+    else UTC); None without a ``UnixStartTime`` to count from."""
+    values = workload.header_values
+    try:
+        origin = float(values.get("UnixStartTime", ""))
+    except ValueError:
+        return None
+    if not len(fields) or not math.isfinite(origin):
+        return None
+    wait = np.maximum(fields[:, F["wait_time"]], 0.0)
+    last = float(np.max(fields[:, F["submit_time"]] + wait + fields[:, F["run_time"]]))
+    zone: tzinfo = timezone.utc
+    name = values.get("TimeZoneString", "").strip()
+    if name:
+        with contextlib.suppress(ValueError, ZoneInfoNotFoundError):  # (UTC then)
+            zone = ZoneInfo(name)
+    try:
+        moment = datetime.fromtimestamp(origin + last, tz=zone)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%a %b %d %H:%M:%S %Z %Y")
