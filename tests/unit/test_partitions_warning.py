@@ -131,3 +131,10 @@ def test_a_long_log_keeps_the_overload_warning() -> None:
     )
     assert "waits grow without bound" in info["warnings"][0]
     assert "too short" not in info["warnings"][0]
+
+
+def test_one_job_is_one_job_not_one_jobs() -> None:
+    wl = two_partitions()  # partition 2 holds a single job
+    text = several_partitions_note(wl, "t.swf", is_swf=True)
+    assert text is not None and "2 big one: 1 job" in text and "1 jobs" not in text
+    assert "3 jobs submitted" in describe(wl)["warnings"][0]

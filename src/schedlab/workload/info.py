@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.workload.job import Workload
-from schedlab.workload.partitions import partition_rows
+from schedlab.workload.partitions import jobs_text, partition_rows
 
 
 def describe(workload: Workload) -> dict[str, Any]:
@@ -49,11 +49,6 @@ def describe(workload: Workload) -> dict[str, Any]:
 
 
 FEW_JOBS = 100  # fewer jobs than this cannot show a sustained load
-
-
-def jobs_text(n: int) -> str:
-    """``1 job``, ``2 jobs``, ``1,000 jobs``."""
-    return f"{n:,} job" if n == 1 else f"{n:,} jobs"
 
 
 def load_warnings(workload: Workload) -> list[str]:

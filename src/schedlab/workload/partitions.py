@@ -28,6 +28,7 @@ from schedlab.workload.job import Workload
 
 __all__ = [
     "PartitionRow",
+    "jobs_text",
     "partition_names",
     "partition_rows",
     "peak_in_use",
@@ -97,6 +98,11 @@ class PartitionRow:
         }
 
 
+def jobs_text(n: int) -> str:
+    """``1 job``, ``2 jobs``, ``1,000 jobs``: what a message says of a count of jobs."""
+    return f"{n:,} job" if n == 1 else f"{n:,} jobs"
+
+
 def partition_rows(workload: Workload) -> list[PartitionRow]:
     """Each partition of ``workload`` (field 16), in increasing id order (module docstring).
 
@@ -155,13 +161,14 @@ def several_partitions_note(workload: Workload, source: str, *, is_swf: bool) ->
     rows = [r for r in partition_rows(workload) if r.partition >= 0]
     ranked = sorted(rows, key=lambda r: (-r.jobs, r.partition))
     shown = ", ".join(
-        f"{r.partition}{' ' + r.name if r.name else ''}: {r.jobs:,} jobs" for r in ranked[:_SHOWN]
+        f"{r.partition}{' ' + r.name if r.name else ''}: {jobs_text(r.jobs)}"
+        for r in ranked[:_SHOWN]
     )
     if len(ranked) > _SHOWN:
         shown += f", and {len(ranked) - _SHOWN} more"
     none = len(workload) - sum(r.jobs for r in rows)
     if none:
-        shown += f"; {none:,} jobs without a partition"
+        shown += f"; {jobs_text(none)} without a partition"
     how = (
         f"schedlab grid run --workload {source} --mode local"
         if is_swf
