@@ -73,7 +73,7 @@ def test_one_partition_says_nothing() -> None:
 def test_note_names_the_partitions_and_the_grid_command() -> None:
     text = several_partitions_note(two_partitions(), "t.swf", is_swf=True)
     assert text is not None
-    assert "2 partitions (1: 2 jobs, 2 big one: 1 jobs)" in text
+    assert "2 partitions (1: 2 jobs, 2 big one: 1 job)" in text
     assert "one machine of 8 processors" in text
     assert "schedlab grid run --workload t.swf --mode local" in text
     log = several_partitions_note(two_partitions(), "slurm:t.txt", is_swf=False)
