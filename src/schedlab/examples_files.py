@@ -11,7 +11,7 @@ from importlib.abc import Traversable
 
 from schedlab.errors import ConfigError
 
-__all__ = ["example_names", "example_text"]
+__all__ = ["example_header", "example_names", "example_text"]
 
 
 def _folder() -> Traversable:
@@ -33,3 +33,15 @@ def example_text(name: str) -> str:
     if name.removesuffix(".toml") not in names:
         raise ConfigError("example", name, names)
     return (_folder() / f"{name.removesuffix('.toml')}.toml").read_text(encoding="utf-8")
+
+
+def example_header(name: str) -> str:
+    """The first paragraph of example ``name``'s leading comment, on one line: what the
+    file is, for `schedlab example`'s listing (each file opens with one sentence)."""
+    lines: list[str] = []
+    for line in example_text(name).splitlines():
+        text = line.strip()
+        if not text.startswith("#") or (lines and not text.lstrip("#").strip()):
+            break
+        lines.append(text.lstrip("#").strip())
+    return " ".join(line for line in lines if line)

@@ -20,7 +20,7 @@ def _invoke(*args: str) -> str:
 
 
 def test_dry_run_lists_the_runs_without_running_them(tmp_path: Path) -> None:
-    """--dry-run --json lists the 12 runs of the quick example and writes nothing."""
+    """--dry-run --json lists the 18 runs of the quick example and writes nothing."""
     listing = json.loads(
         _invoke(
             "sweep",
@@ -31,8 +31,9 @@ def test_dry_run_lists_the_runs_without_running_them(tmp_path: Path) -> None:
             str(tmp_path / "out"),
         )
     )
-    assert len(listing["runs"]) == 12
-    assert len({r["run_id"] for r in listing["runs"]}) == 12
+    assert len(listing["runs"]) == 18
+    assert len({r["run_id"] for r in listing["runs"]}) == 18
+    assert listing["out"] == str(tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 
@@ -50,9 +51,9 @@ def test_sweep_then_results_json_has_the_documented_shape(tmp_path: Path) -> Non
             "1",
         )
     )
-    assert report["done"] == 12 and report["failed"] == 0
+    assert report["done"] == 18 and report["failed"] == 0
     runs = json.loads(_invoke("results", str(out), "--json"))["runs"]
-    assert len(runs) == 12
+    assert len(runs) == 18
     for run in runs:
         assert {"run_id", "status", "workload", "policy", "load_factor", "seed"} <= set(run)
         assert set(run).issuperset(SUMMARY_KEYS)
@@ -60,7 +61,7 @@ def test_sweep_then_results_json_has_the_documented_shape(tmp_path: Path) -> Non
     again = json.loads(
         _invoke("sweep", str(EXAMPLES / "quick-sweep.toml"), "--out", str(out), "--json")
     )
-    assert again["skipped"] == 12 and again["done"] == 0
+    assert again["skipped"] == 18 and again["done"] == 0
 
 
 def test_results_exports_csv_markdown_latex(tmp_path: Path) -> None:
@@ -71,7 +72,7 @@ def test_results_exports_csv_markdown_latex(tmp_path: Path) -> None:
     text = _invoke(
         "results", str(out), "--csv", str(csv), "--markdown", str(md), "--latex", str(tex)
     )
-    assert "mean_wait_time" in text and "conservative" in text
+    assert "mean wait" in text and "conservative" in text  # labels, not keys (issue 23)
     import pandas as pd
 
     frame = pd.read_csv(csv)

@@ -362,7 +362,11 @@ def test_latex_is_plausible_booktabs(store: ResultStore) -> None:
 
 
 def test_rich_tables_one_per_metric(store: ResultStore) -> None:
-    """The CLI gets one rich table per metric with workload, load and a column per policy."""
-    tables = comparison_table(store, batch_size=BATCH).rich_tables()
-    assert [t.title for t in tables] == ["mean_wait_time", "mean_bounded_slowdown", "utilization"]
+    """The CLI gets one rich table per metric, under its label (issue 23: not its key), with
+    workload, load and a column per policy; no width: as wide as it needs, not pivoted."""
+    from rich.table import Table
+
+    shown = comparison_table(store, batch_size=BATCH).rich_tables()
+    tables = [t for t in shown if isinstance(t, Table)]
+    assert [t.title for t in tables] == ["mean wait", "mean bounded slowdown", "utilization"]
     assert all(len(t.columns) == 4 and t.row_count == 5 for t in tables)

@@ -240,7 +240,7 @@ def test_examples_are_listed_and_printed_from_the_installed_package(tmp_path: Pa
     (tmp_path / "quick.toml").write_text(text)
     dry = schedlab("sweep", str(tmp_path / "quick.toml"), "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
-    assert len(json.loads(dry.stdout)["runs"]) == 12
+    assert len(json.loads(dry.stdout)["runs"]) == 18  # 3 seeds since issue 23
 
 
 def test_example_written_with_output_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -65,3 +65,14 @@ def test_convert_writes_the_end_date_of_the_jobs_it_keeps(tmp_path: Path) -> Non
     assert end_line(whole.read_text()) == archive == "; EndTime:   Fri Aug 29 10:55:01 CEST 1997"
     # the last of the first 5,000 jobs ends on 16 December 1996, not in August 1997
     assert end_line(first.read_text()) == "; EndTime:   Mon Dec 16 04:54:06 CET 1996"
+
+
+def test_validate_mmc_tables_state_their_mean_service_times(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    # --quick with 300-job replications: fast, too short to pass at load 0.9 (exit 1 says so)
+    code, out, err = run_main(monkeypatch, capsys, "validate", "mmc", "--quick", "--jobs", "300")
+    assert code in (0, 1) and "Traceback" not in err, err
+    assert "mean service time 1 s" in out  # the c x loads table (service 1 s)
+    assert "M/M/4, mean service time 4 s" in out  # the paper's protocol (service 4 s)

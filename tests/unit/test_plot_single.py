@@ -216,7 +216,8 @@ def test_plot_writes_each_format(result: schedlab.SimulationResult, tmp_path: Pa
     assert charts == ["utilization", "queue", "wait", "gantt"]
     assert 'data-figures="4"' in page and page.count("<svg") == 4
     assert "<script" not in page and not re.search(r'(src|href)="(https?:)?//', page)
-    assert "mean wait time (s)" in page and "recorded during the run" in page
+    # the summary in units (issue 23): a label without "(s)", a duration as 2h 13m
+    assert "<dt>mean wait</dt>" in page and "recorded during the run" in page
     again = schedlab.plot(result, tmp_path / "again.html")
     assert again.read_text(encoding="utf-8") == page
 

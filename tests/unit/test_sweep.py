@@ -580,8 +580,10 @@ def test_missing_sweep_file(tmp_path: Path) -> None:
     reason="needs the real traces in ../shared/workloads",
 )
 def test_example_sweep_file() -> None:
-    """examples/sweep.toml: 2 traces (first 5000 jobs) x 3 policies x 2 loads = 12 runs."""
-    sweep = load_sweep(EXAMPLES / "sweep.toml")
+    """examples/sweep.toml: 2 traces (first 5000 jobs) x 3 policies x 2 loads = 12 runs; its
+    traces are named by file name and found in the trace folder (issue 23), stored as if that
+    folder were written in the path."""
+    sweep = load_sweep(EXAMPLES / "sweep.toml", traces=SHARED_WORKLOADS)
     assert len(sweep.runs) == 12
     assert {r.policy for r in sweep.runs} == {"fcfs", "easy", "conservative"}
     assert {r.workload_label for r in sweep.runs} == {"KTH-SP2-1996-2", "HPC2N-2002-2.1-cln"}
@@ -590,10 +592,11 @@ def test_example_sweep_file() -> None:
 
 
 def test_example_quick_sweep_file() -> None:
-    """examples/quick-sweep.toml: model workloads only, 2 x 3 policies x 2 seeds = 12 runs."""
+    """examples/quick-sweep.toml: model workloads only, 2 x 3 policies x 3 seeds = 18 runs
+    (3 seeds: `results` shows an interval, issue 23)."""
     sweep = load_sweep(EXAMPLES / "quick-sweep.toml")
-    assert len(sweep.runs) == 12
-    assert {r.seed for r in sweep.runs} == {1, 2}
+    assert len(sweep.runs) == 18
+    assert {r.seed for r in sweep.runs} == {1, 2, 3}
     assert all(r.workload.startswith("lublin:") for r in sweep.runs)
     run = sweep.runs[0]
     assert len(load_run_workload(run, sweep.base_dir)) == 500

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from schedlab.cli import experiments, grid, run, workload
-from schedlab.cli.common import err
+from schedlab.cli.common import err, reflow_help
 from schedlab.errors import PluginWarning, SchedlabError
 from schedlab.inputs import tracking
 from schedlab.notes import one_line
@@ -34,6 +34,7 @@ app.add_typer(experiments.commands)
 app.add_typer(workload.workload_app, name="workload")
 app.add_typer(grid.grid_app, name="grid")
 app.add_typer(grid.tdcs_app, name="tdcs")
+reflow_help(app)  # help paragraphs wrap at the terminal's width
 
 
 def _version(value: bool) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -32,7 +31,7 @@ WorkloadArg = Annotated[
     str,
     typer.Argument(
         help="An .swf/.swf.gz path, a Slurm sacct / PBS accounting / CSV log (found by its "
-        "content, or slurm:PATH, pbs:PATH, csv:PATH; see docs/importers.md) or a model spec "
+        "content, or named: slurm:PATH, pbs:PATH, csv:PATH?KEY=COLUMN) or a model spec "
         "such as lublin:jobs=10000,procs=256,seed=1 (also hlw:... and mmc:..., see "
         "`schedlab workload generate --help`)"
     ),
@@ -42,7 +41,7 @@ ColumnsOpt = Annotated[
     typer.Option(
         help="Columns of a CSV log: KEY=COLUMN,... with KEY submit, run, procs, "
         "requested_time, user, start, end, status, queue, partition, ... "
-        "(docs/importers.md); columns named like a KEY need not be given."
+        "(e.g. run=Elapsed or procs=NCPUS); columns named like a KEY need not be given."
     ),
 ]
 
@@ -56,6 +55,33 @@ DaskOpt = Annotated[
 JobsOutOpt = Annotated[
     Path | None, typer.Option(help="Write the per-job table (.csv or .parquet).")
 ]
+
+
+def reflow_help(app: typer.Typer) -> None:
+    """Let the paragraphs of every command's help wrap at the terminal's width.
+
+    Typer keeps the line breaks of a docstring's later paragraphs, so at 80 columns a line
+    written for 90 falls ragged (``per-job`` alone on a line). Lines of a paragraph are
+    joined, except indented ones (a command to copy), which keep their line."""
+    import inspect
+
+    for info in app.registered_commands:
+        text = info.help or (info.callback.__doc__ if info.callback else None)
+        if not text:
+            continue
+        paragraphs = []
+        for paragraph in inspect.cleandoc(text).split("\n\n"):
+            lines: list[str] = []
+            for line in paragraph.splitlines():
+                if lines and not line[:1].isspace() and not lines[-1][:1].isspace():
+                    lines[-1] += " " + line.strip()
+                else:
+                    lines.append(line)
+            paragraphs.append("\n".join(lines))
+        info.help = "\n\n".join(paragraphs)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            reflow_help(group.typer_instance)
 
 
 def columns_option(text: str | None) -> dict[str, str] | None:
@@ -215,117 +241,36 @@ def results_console(*outputs: Path | None) -> Console:
 
 # -- summaries ----------------------------------------------------------------------------
 
-SUMMARY_LABELS = {
-    "jobs": ("jobs", "{:,}"),
-    "skipped": ("skipped", "{:,}"),
-    "procs": ("processors", "{:,}"),
-    "makespan": ("makespan", "duration"),
-    "utilization": ("utilization", "{:.3f}"),
-    "mean_wait_time": ("mean wait", "duration"),
-    "max_wait_time": ("max wait", "duration"),
-    "mean_response_time": ("mean response", "duration"),
-    "mean_local_wait_time": ("mean local wait", "duration"),
-    "mean_execution_time": ("mean execution", "duration"),
-    "mean_slowdown": ("mean slowdown", "{:,.2f}"),
-    "mean_bounded_slowdown": ("mean bounded slowdown", "{:,.2f}"),
-    "median_wait_time": ("median wait", "duration"),
-    "p90_wait_time": ("p90 wait", "duration"),
-    "p99_wait_time": ("p99 wait", "duration"),
-    "median_bounded_slowdown": ("median bounded slowdown", "{:,.2f}"),
-    "p90_bounded_slowdown": ("p90 bounded slowdown", "{:,.2f}"),
-    "p99_bounded_slowdown": ("p99 bounded slowdown", "{:,.2f}"),
-    "unfairness": ("unfairness", "{:,.1f}"),
-    "killed": ("killed", "{:,}"),
-    "wall_time": ("simulation wall time (s)", "{:.2f}"),
-    "non_priority_jobs": ("non-priority jobs (with a deadline)", "{:,}"),
-    "promoted": ("promoted to priority at submission", "{:,}"),
-    "missed_deadlines": ("accepted, ended after the deadline", "{:,}"),
-    "late_jobs": ("non-priority, ended after the deadline", "{:,}"),
-}
-
 
 def fmt(key: str, value: Any) -> str:
-    """``value`` of summary ``key`` for a table: durations as ``2h 13m`` (--json keeps
-    seconds), counts with thousands separators."""
-    form = SUMMARY_LABELS.get(key, (key, "{}"))[1]
-    if form == "duration":
-        from schedlab.humanize import human_duration
+    """``value`` of summary ``key`` for a table, in its units (`schedlab.humanize`:
+    durations as ``2h 13m``, counts with separators, shares as %); --json keeps raw
+    numbers."""
+    from schedlab.humanize import metric_text
 
-        try:
-            return human_duration(float(value))
-        except (TypeError, ValueError):
-            return str(value)
-    if form == "{:,}" and isinstance(value, float) and value.is_integer():
-        value = int(value)  # (pandas rows turn counts into floats)
-    try:
-        return form.format(value)
-    except (ValueError, TypeError):
-        return str(value)
+    return metric_text(key, value)
 
 
 @dataclass(frozen=True)
 class SummaryStyle:
-    """How one kind of run words its summary table; the common keys read alike everywhere
-    (`SUMMARY_LABELS`), what differs is said here.
-
-    ``labels``: its own keys' labels, before the common ones. ``spaced``: a key with no
-    label shows with spaces (``lost_work`` -> ``lost work``). ``plain``: common keys shown
-    as plain numbers all the same (a grid's makespan in seconds). ``decimals``: the values
-    of keys without a format show floats to one decimal (else as they are); ``grouped``
-    adds thousands separators to their integers.
-    """
+    """How one kind of run words its summary table. Every key reads as
+    `schedlab.humanize.METRICS` says, whatever the command (its label and unit);
+    ``labels`` overrides the label of a key for one kind of run."""
 
     labels: Mapping[str, str] = field(default_factory=dict)
-    spaced: bool = False
-    plain: frozenset[str] = frozenset()
-    decimals: bool = False
-    grouped: bool = False
 
     def label(self, key: str) -> str:
-        if key in self.labels:
-            return self.labels[key]
-        if key in SUMMARY_LABELS:
-            return SUMMARY_LABELS[key][0]
-        return key.replace("_", " ") if self.spaced else key
+        from schedlab.humanize import metric_label
+
+        return self.labels.get(key) or metric_label(key)
 
     def text(self, key: str, value: Any) -> str:
-        if (key in SUMMARY_LABELS and key not in self.plain) or not self.decimals:
-            return fmt(key, value)
-        if isinstance(value, float):
-            return f"{value:,.1f}"
-        if self.grouped and isinstance(value, numbers.Integral):
-            return f"{value:,}"
-        return str(value)
+        return fmt(key, value)
 
 
 CLUSTER = SummaryStyle()
-
-GRID = SummaryStyle(
-    labels={
-        "global_mean_wait_time": "meta-jobs: mean global wait (s)",
-        "global_mean_local_wait_time": "meta-jobs: mean local wait (s)",
-        "global_mean_execution_time": "meta-jobs: mean execution (s)",
-        "global_mean_response_time": "meta-jobs: mean response (s)",
-        "global_makespan": "meta-jobs: makespan (s)",
-        "local_mean_response_time": "local jobs: mean response (s)",
-        "local_mean_wait_time": "local jobs: mean wait (s)",
-        "global_jobs": "meta-jobs",
-        "local_jobs": "local jobs",
-        "local_makespan": "local jobs: makespan (s)",
-        "local_mean_local_wait_time": "local jobs: mean local wait (s)",
-        "local_mean_execution_time": "local jobs: mean execution (s)",
-        "matcher_requests": "matcher requests",
-        "matcher_requests_agent": "  agents' requests or probes",
-        "matcher_requests_first_pull": "  pilots' first pulls",
-        "matcher_requests_refill": "  pilots' refills",
-        "wasted_pilots": "wasted pilots",
-    },
-    plain=frozenset({"makespan"}),
-    decimals=True,
-    grouped=True,
-)
-
-TDCS = SummaryStyle(spaced=True, decimals=True)
+GRID = SummaryStyle()
+TDCS = SummaryStyle()
 
 
 def print_summary(
@@ -341,21 +286,21 @@ def print_summary(
     """A run's metrics as a table: one row a key (``keys``, default: the first column's),
     one value column per summary in ``columns`` (named by its key, shown with ``header``).
 
-    ``after`` adds (label, text) rows after a key (the skipped jobs by reason). Printed on
-    stdout, or on stderr when one of ``outputs`` goes to standard output; returns that
-    console, for the tables that follow.
+    ``after`` adds (label, text) rows after a key (the skipped jobs by reason). A path in
+    ``title`` shows as its file name. Printed on stdout, or on stderr when one of
+    ``outputs`` goes to standard output; returns that console, for the tables that follow.
     """
+    from schedlab.humanize import Grid, fit, short_source
+
     console = results_console(*outputs)
     rows = list(keys) if keys is not None else list(next(iter(columns.values())))
-    table = Table(title=title, show_header=header)
-    table.add_column("metric")
-    for name in columns:
-        table.add_column(name, justify="right")
+    body = []
     for key in rows:
-        table.add_row(style.label(key), *(style.text(key, s[key]) for s in columns.values()))
-        for row in (after or {}).get(key, ()):
-            table.add_row(*row)
-    console.print(table)
+        body.append([style.label(key), *(style.text(key, s.get(key)) for s in columns.values())])
+        body.extend([*row] for row in (after or {}).get(key, ()))
+    grid = Grid(short_source(title), ["metric", *columns], body, show_header=header)
+    for table in fit(grid, console.width):
+        console.print(table)
     return console
 
 
@@ -367,6 +312,8 @@ CLASS_COLUMNS = (
     "mean_bounded_slowdown",
     "killed",
 )
+# what ``--by KEY`` groups, in the plural, for "172 of 212 users left out"
+_GROUPS = {"priority": "priority classes", "org": "organisations", "class": "classes"}
 
 
 def print_frame(
@@ -375,26 +322,52 @@ def print_frame(
     limit: int = 40,
     wanted: tuple[str, ...] = CLASS_COLUMNS,
     console: Console = out,
+    sort: str = "jobs",
 ) -> None:
-    """Per-class metrics as a table of the columns that fit a terminal."""
+    """Per-class metrics (one row per user, site, ...) as tables that fit the terminal:
+    the ``limit`` groups with the most ``sort`` (jobs) first, and how many were left out."""
+    from schedlab.humanize import Grid, fit, metric_label
+
     key = frame.columns[0]
     columns = [c for c in wanted if c in frame.columns]
-    table = Table(title=title)
-    table.add_column(str(key))
-    for col in columns:
-        table.add_column(SUMMARY_LABELS.get(col, (col,))[0], justify="right")
+    if sort in frame.columns:
+        frame = frame.sort_values(sort, ascending=False, kind="stable")
+    left_out = max(0, len(frame) - limit)
+    if left_out:
+        title = f"{title}: the {limit} with the most {metric_label(sort)}"
+    body = []
     for _, row in frame.head(limit).iterrows():
         value = row[key]
         label = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-        table.add_row(label, *(fmt(c, row[c]) for c in columns))
-    console.print(table)
-    if len(frame) > limit:
-        console.print(f"... {len(frame) - limit} more rows (all of them with --json)")
+        body.append([label, *(fmt(c, row[c]) for c in columns)])
+    headers = [str(key), *(metric_label(c) for c in columns)]
+    for table in fit(Grid(title, headers, body), console.width):
+        console.print(table)
+    if left_out:
+        groups = _GROUPS.get(str(key), f"{key}s")
+        console.print(
+            f"{left_out:,} of {len(frame):,} {groups} left out (those with the fewest "
+            f"{metric_label(sort)}); --json lists them all",
+            highlight=False,
+        )
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of the first paragraph of ``text`` (a docstring, a comment block),
+    on one line: a listing shows a whole sentence, never a line cut mid-sentence. A sentence
+    ends at a period followed by a capital letter, or at the paragraph's end; ``code``
+    markup of docstrings is shown as `code`."""
+    import re
+
+    paragraph = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0]
+    joined = " ".join(paragraph.split()).replace("``", "`")
+    match = re.search(r"[.!?](?=\s+[A-Z])", joined)
+    return joined[: match.end()] if match else joined
 
 
 def print_registered(title: str, names: Iterable[str], lookup: Callable[[str], Any]) -> None:
     """The classes of a registry (policies, meta-schedulers): name, parameters with their
-    defaults, and the first line of the docstring ("-" for a plug-in without one)."""
+    defaults, and the docstring's first sentence ("-" for a plug-in without one)."""
     import dataclasses
 
     table = Table(title=title)
@@ -405,8 +378,7 @@ def print_registered(title: str, names: Iterable[str], lookup: Callable[[str], A
         cls = lookup(name)
         fields = dataclasses.fields(cls.Params)
         params = ", ".join(f"{f.name}={f.default!r}" for f in fields) or "-"
-        lines = (cls.__doc__ or "").strip().splitlines()
-        table.add_row(name, params, lines[0] if lines else "-")
+        table.add_row(name, params, first_sentence(cls.__doc__ or "") or "-")
     out.print(table)
 
 

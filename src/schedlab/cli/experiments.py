@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -69,11 +70,27 @@ class _RunsBar:
 
 @commands.command()
 def sweep(
-    file: Annotated[Path, typer.Argument(help="A sweep file (TOML), see examples/sweep.toml.")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="A sweep file (TOML); `schedlab example` lists ready-made ones."),
+    ],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results folder (default: the file's `out`).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Results folder (default: the file's `out`, relative to the file's folder).",
+        ),
     ] = None,
-    dry_run: Annotated[bool, typer.Option(help="List the runs and exit.")] = False,
+    traces: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the traces the file names by relative path, looked in before the "
+            "file's own folder (default: $SCHEDLAB_TRACES).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option(help="List the runs and where they would go, and exit.")
+    ] = False,
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
@@ -81,27 +98,21 @@ def sweep(
     """Run every configuration of a sweep file; finished runs are skipped on a re-run."""
     from schedlab.experiments.runner import run_sweep
     from schedlab.experiments.store import ResultStore
-    from schedlab.experiments.sweep import load_sweep
+    from schedlab.experiments.sweep import load_sweep, trace_folder
 
-    spec = load_sweep(file)
+    spec = load_sweep(file, traces=trace_folder(traces))
+    target = out_dir if out_dir is not None else (Path(spec.out) if spec.out else None)
     if dry_run:
         rows = spec.describe()
         if as_json:
-            print_json({"runs": rows})
+            print_json({"runs": rows, "out": None if target is None else str(target)})
             return
-        table = Table(title=f"{len(rows)} runs in {file}")
-        for col in ("run_id", "workload", "policy", "load_factor", "seed", "transforms"):
-            table.add_column(col)
-        for row in rows:
-            table.add_row(
-                *(
-                    str(row[c]) if row[c] is not None else "-"
-                    for c in ("run_id", "workload", "policy", "load_factor", "seed", "transforms")
-                )
-            )
+        table, under = _dry_run_table(rows, f"{len(rows)} runs in {file.name}")
         out.print(table)
+        if under:
+            out.print(under, highlight=False)
+        out.print(_results_line(target, out_dir is not None), highlight=False)
         return
-    target = out_dir if out_dir is not None else (Path(spec.out) if spec.out else None)
     if target is None:
         raise ConfigError("--out", None, "a results folder (or `out = ...` in the sweep file)")
     store = ResultStore(target)
@@ -163,6 +174,42 @@ def sweep(
         raise typer.Exit(1)
 
 
+def _dry_run_table(rows: list[dict[str, Any]], title: str) -> tuple[Table, str | None]:
+    """The runs of a dry run, and a line for under it. The columns that tell runs apart are
+    wrapped, never cut; seeds show when a run has one, and transforms shared by every run
+    are said once under the table instead of in a column."""
+    columns = [("run_id", "run_id"), ("workload", "workload"), ("policy", "policy")]
+    columns.append(("load_factor", "load factor"))
+    if any(row["seed"] is not None for row in rows):
+        columns.append(("seed", "seed"))
+    transforms = {row["transforms"] for row in rows}
+    shared = next(iter(transforms)) if len(transforms) == 1 else None
+    if shared is None:
+        columns.append(("transforms", "transforms"))
+    table = Table(title=title)
+    for key, header in columns:
+        short = key in ("run_id", "seed")
+        table.add_column(header, no_wrap=short, overflow="ellipsis" if short else "fold")
+    for row in rows:
+        table.add_row(*("-" if row[key] is None else str(row[key]) for key, _ in columns))
+    return table, f"transforms of every run: {shared}" if shared else None
+
+
+def _results_line(target: Path | None, given: bool) -> str:
+    """Where a dry run's results would go: the folder relative to the current one when it
+    is inside it (the flow `schedlab example NAME > NAME.toml` suggests), else absolute."""
+    if target is None:
+        return "results: no folder set: pass --out DIR (or write `out = ...` in the file)"
+    import os
+
+    shown = Path(os.path.abspath(Path(target).expanduser()))
+    here = Path.cwd()
+    if shown.is_relative_to(here):
+        shown = shown.relative_to(here)
+    source = "--out" if given else "the file's `out`"
+    return f"results would go to {shown.as_posix() if shown.parts else '.'} ({source})"
+
+
 @commands.command()
 def results(
     directory: Annotated[
@@ -173,8 +220,8 @@ def results(
         typer.Option(
             "--metric",
             "-m",
-            help="Metric to compare (repeatable; default: mean wait, bounded slowdown, "
-            "utilization).",
+            help="Metric to compare, by its key in --json, e.g. p90_wait_time (repeatable; "
+            "default: mean wait, bounded slowdown, utilization; grid and TDCS runs: theirs).",
         ),
     ] = [],  # noqa: B006
     method: Annotated[
@@ -195,7 +242,16 @@ def results(
     from schedlab.experiments.store import ResultStore
 
     if not (directory / "runs").is_dir():
-        raise ConfigError("DIR", str(directory), "a results folder written by `schedlab sweep`")
+        why = (
+            "no such folder"
+            if not directory.exists()
+            else "a file, not a folder"
+            if not directory.is_dir()
+            else "this folder has no runs/ in it"
+        )
+        raise ConfigError(
+            "DIR", str(directory), f"a results folder written by `schedlab sweep` ({why})"
+        )
     exports = {"--csv": csv, "--markdown": markdown, "--latex": latex}
     check_outputs(exports, force=force, tables=False)
     given = [path for path in exports.values() if path is not None]
@@ -213,8 +269,8 @@ def results(
         confidence=confidence,
     )
     shown = results_console(*given)  # stdout carries the export
-    for rich_table in table.rich_tables():
-        shown.print(rich_table)
+    for renderable in table.rich_tables(width=shown.width):
+        shown.print(renderable)
     failed = len(store.failed_ids() - store.done_ids())
     if failed:
         shown.print(f"{failed} failed run(s): see `schedlab results {directory} --json`")
@@ -239,10 +295,15 @@ def report(
         str | None, typer.Option(help="Run id drawn as a Gantt chart (default: the first).")
     ] = None,
     gantt_start: Annotated[
-        float | None, typer.Option(help="Start of the Gantt window (s, trace time).")
+        str | None,
+        typer.Option(
+            help="Start of the Gantt window from the trace origin, in s or with a unit "
+            "(e.g. 2d, 36h, 90m); default: the busiest 2 days."
+        ),
     ] = None,
     gantt_end: Annotated[
-        float | None, typer.Option(help="End of the Gantt window (s, trace time).")
+        str | None,
+        typer.Option(help="End of the Gantt window (as --gantt-start, e.g. 3d)."),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace an existing output file.")
@@ -259,11 +320,15 @@ def report(
 
     window = None
     if gantt_start is not None or gantt_end is not None:
-        if gantt_start is None or gantt_end is None or gantt_end <= gantt_start:
+        from schedlab.report.drawing import parse_time  # the parser of --plot-window too
+
+        start = None if gantt_start is None else parse_time(gantt_start, "--gantt-start")
+        end = None if gantt_end is None else parse_time(gantt_end, "--gantt-end")
+        if start is None or end is None or end <= start:
             raise ConfigError(
                 "--gantt-start/--gantt-end", (gantt_start, gantt_end), "both, with end > start"
             )
-        window = (gantt_start, gantt_end)
+        window = (start, end)
     path = write_report(directory, output, gantt_run=gantt_run, gantt_window=window)
     wrote(path)
 
@@ -322,20 +387,68 @@ def reproduce(
     if as_json:
         print_json({**result.to_json(), "out": str(target)})
         return
-    if not sys.stdout.isatty():  # plain Markdown for files and pipes: no truncated cells
-        print(result.markdown(), end="")
-        print(f"wrote {', '.join(str(p) for p in result.files)}")
-        return
+    # tables sized to the terminal (the Markdown, uncut, is in tables.md); files on stderr
+    out.print(result.paper, style="bold", highlight=False)
     for title, header, rows in result.tables:
-        table = Table(title=title)
-        for col in header:
-            table.add_column(col)
+        tables = _fitting_tables(header, rows, out.width)
+        for k, table in enumerate(tables, 1):
+            part = f" ({k} of {len(tables)})" if len(tables) > 1 else ""
+            out.print(f"\n{title}{part}", style="bold", highlight=False)
+            out.print(table)
+    if result.notes:
+        out.print("\nNotes:", style="bold")
+        for remark in result.notes:
+            out.print(f"- {remark}", highlight=False)
+    names = [
+        str(p.relative_to(target)) if p.is_relative_to(target) else str(p) for p in result.files
+    ]
+    wrote(f"{target}: {', '.join(names)}")
+
+
+def _fitting_tables(header: list[str], rows: list[list[str]], width: int) -> list[Table]:
+    """One rich table of a reproduction, or several when its columns need more than
+    ``width`` characters: each repeats the first column (what a row is) with as many of
+    the others as fit, so no cell is cut or squeezed into a column of one character."""
+    from rich.measure import Measurement
+
+    def build(columns: list[int]) -> Table:
+        table = Table()
+        for i in columns:
+            table.add_column(header[i], justify="left" if i == 0 else "right")
         for row in rows:
-            table.add_row(*row)
-        out.print(table)
-    for remark in result.notes:
-        out.print(f"note: {remark}", highlight=False)
-    out.print(f"wrote {', '.join(str(p) for p in result.files)}", highlight=False)
+            table.add_row(*(row[i] for i in columns))
+        return table
+
+    def natural(table: Table) -> int:  # its width without wrapping a cell
+        return Measurement.get(out, out.options.update_width(10**6), table).maximum
+
+    everything = list(range(len(header)))
+    if len(header) < 3 or natural(build(everything)) <= width:
+        return [build(everything)]
+    # each column adds its own width (cells, padding, a border) to the first column's
+    base = natural(build([0]))
+    extra = [natural(build([0, i])) - base for i in everything[1:]]
+    groups = min(_column_groups(extra, width - base), key=lambda g: max(map(sum, g)))
+    columns = iter(everything[1:])
+    return [build([0, *(next(columns) for _ in g)]) for g in groups]
+
+
+def _column_groups(extra: list[int], room: int) -> Iterator[list[list[int]]]:
+    """Every split of consecutive columns (their widths ``extra``) into the fewest groups
+    that fit in ``room`` (a column wider than that alone makes a group of its own)."""
+    from itertools import combinations
+
+    n = len(extra)
+    for k in range(1, n + 1):
+        found = False
+        for cuts in combinations(range(1, n), k - 1):
+            bounds = (0, *cuts, n)
+            groups = [extra[a:b] for a, b in zip(bounds, bounds[1:])]
+            if all(len(g) == 1 or sum(g) <= room for g in groups):
+                found = True
+                yield groups
+        if found:
+            return
 
 
 def _numbers(option: str, text: str, kind: type) -> list[Any]:
@@ -355,11 +468,19 @@ def validate(
     model: Annotated[str, typer.Argument(help="What to validate: mmc (M/M/c vs Erlang C).")],
     servers: Annotated[str, typer.Option(help="Server counts c, comma-separated.")] = "1,4,16",
     loads: Annotated[
-        str, typer.Option(help="Loads rho in (0, 1), comma-separated.")
+        str,
+        typer.Option(
+            help="Loads rho in (0, 1), comma-separated.",
+            show_default="0.1,0.2,...,0.9,0.95",  # a line that fits 80 columns
+        ),
     ] = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95",
     replications: Annotated[int, typer.Option(help="Independent replications per point.")] = 20,
     jobs: Annotated[
-        int | None, typer.Option(help="Jobs per replication (default: by load, see docs).")
+        int | None,
+        typer.Option(
+            help="Jobs per replication (default: 2000 / (1 - load)^2, within 10,000 and "
+            "400,000: longer runs near saturation)."
+        ),
     ] = None,
     warmup: Annotated[float, typer.Option(help="Fraction of jobs deleted as warm-up.")] = 0.1,
     seed: Annotated[int, typer.Option(help="Base seed of the replications.")] = 1,
@@ -384,7 +505,14 @@ def validate(
 
     Exits 1 if a point at loads 0.3 to 0.9 misses Erlang C or is less precise than 5 %.
     """
-    from schedlab.experiments.validate import paper_protocol, validate_mmc
+    from schedlab.experiments.validate import (
+        PAPER_JOBS,
+        PAPER_RUNS,
+        PAPER_SERVERS,
+        PAPER_SERVICE,
+        paper_protocol,
+        validate_mmc,
+    )
 
     if model != "mmc":
         raise ConfigError("MODEL", model, ["mmc"])
@@ -428,7 +556,10 @@ def validate(
     if as_json:
         print_json(document)
     else:
-        table = Table(title=f"M/M/c through the general path (FCFS, {via} dispatch) vs Erlang C")
+        table = Table(
+            title=f"M/M/c through the general path (FCFS, {via} dispatch) vs Erlang C: mean "
+            "response time in s, mean service time 1 s"
+        )
         for col in ("c", "load", "jobs x reps", "simulated (99 % CI)", "Erlang C", "error",
                     "half-width", "pass"):  # fmt: skip
             table.add_column(col, justify="right")
@@ -445,8 +576,9 @@ def validate(
             )
         out.print(table)
         paper_table = Table(
-            title="the protocol of Caron et al. (LIP RR-2005-13): M/M/4, 16 runs x 1000 jobs "
-            "from empty"
+            title=f"the protocol of Caron et al. (LIP RR-2005-13): M/M/{PAPER_SERVERS}, mean "
+            f"service time {PAPER_SERVICE:g} s, {PAPER_RUNS} runs x {PAPER_JOBS} jobs from "
+            "empty: mean response time in s"
         )
         for col in ("load", "simulated (95 % CI)", "Erlang C", "error"):
             paper_table.add_column(col, justify="right")

@@ -65,7 +65,7 @@ def grid_run(
     platform_file: Annotated[
         Path | None,
         typer.Argument(
-            help="A platform (TOML, see examples/platform-dirac.toml); with --workload and "
+            help="A platform (TOML, e.g. `schedlab example platform-dirac`); with --workload and "
             "no platform, one is derived from the trace (peak concurrency per partition)."
         ),
     ] = None,
@@ -193,8 +193,13 @@ def grid_run(
         extra = {} if groups is None else {f"by_{by}": groups.to_dict(orient="records")}
         print_json({"meta": meta, "params": result.meta_params, **summary, **extra})
         return
+    stream = (  # the title names files, not paths, and the settings given, not all
+        f"{Path(workload).name} ({mode} jobs)"
+        if workload is not None
+        else f"its stream{f' ({generator})' if generator else ''}, seed {seed}"
+    )
     shown = print_summary(
-        f"{meta} on {platform.source}: {wl.source}",
+        f"{meta} on {platform.source}: {stream}",
         {"value": summary},
         style=GRID,
         outputs=(jobs_out, timeseries_out),
@@ -216,7 +221,7 @@ def tdcs_run(
     platform_file: Annotated[
         Path | None,
         typer.Argument(
-            help="A platform (TOML); default: builtin:tdcs (examples/platform-tdcs.toml)."
+            help="A platform (TOML); default: builtin:tdcs (`schedlab example platform-tdcs`)."
         ),
     ] = None,
     dispatcher: Annotated[

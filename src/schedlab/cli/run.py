@@ -119,14 +119,17 @@ def run(
     check: Annotated[bool, typer.Option(help="Check the invariants while simulating.")] = False,
     estimates: Annotated[
         str | None,
-        typer.Option(help="Add Tsafrir-model estimates where missing: seed=S[,KEY=VALUE...]."),
+        typer.Option(
+            help="Add Tsafrir-model estimates where missing: seed=S (then any other "
+            "KEY=VALUE of the model, comma-separated)."
+        ),
     ] = None,
     non_priority: Annotated[
         str | None,
         typer.Option(
-            help="Mark non-priority jobs with deadlines (for dbf): every=3,deadline=a "
-            "or fraction=0.3,seed=1,deadline=b (a: max(24h, 2 x run), b: max(72h, 2 x run), "
-            "or seconds)."
+            help="Mark non-priority jobs with deadlines (for dbf): every=3 or "
+            "fraction=0.3,seed=1, then deadline=a, b or seconds, comma-separated (a: "
+            "max(24h, 2 x run), b: max(72h, 2 x run))."
         ),
     ] = None,
     deadlines: Annotated[
@@ -136,8 +139,8 @@ def run(
     moldable: Annotated[
         str | None,
         typer.Option(
-            help="Make jobs moldable (Amdahl): pi=0.9[,fraction=0.5,seed=1]; rigid policies "
-            "still run them at their size."
+            help="Make jobs moldable (Amdahl): pi=0.9, optionally with fraction=0.5,seed=1 "
+            "(comma-separated); rigid policies still run them at their size."
         ),
     ] = None,
     warmup: Annotated[
@@ -166,7 +169,9 @@ def run(
     ] = None,
     force: Annotated[
         bool,
-        typer.Option("--force", help="Replace existing --jobs-out/--timeseries-out/--plot files."),
+        typer.Option(
+            "--force", help="Replace existing --jobs-out, --timeseries-out or --plot files."
+        ),
     ] = False,
 ) -> None:
     """Replay WORKLOAD through one policy and report the metrics.
@@ -305,18 +310,24 @@ def example(
 ) -> None:
     """Print an example sweep or platform file shipped with schedlab.
 
-    `schedlab example sweep > sweep.toml` then `schedlab sweep sweep.toml --dry-run`. Paths
-    inside an example are relative to the file you save it as; `quick-sweep` needs none.
+    quick-sweep, grid-sweep and tdcs-sweep need no other file:
+      schedlab example quick-sweep > quick-sweep.toml
+      schedlab sweep quick-sweep.toml --dry-run
+    Their results go to results/ beside the saved file.
+
+    sweep reads two traces of the Parallel Workloads Archive (its comments
+    say which): schedlab sweep sweep.toml --traces DIR (the folder holding
+    them), or set SCHEDLAB_TRACES=DIR. Every file's comments say how to run it.
     """
-    from schedlab.examples_files import example_names, example_text
+    from schedlab.cli.common import first_sentence
+    from schedlab.examples_files import example_header, example_names, example_text
 
     if name is None:
         table = Table(title="examples (schedlab example NAME > NAME.toml)")
-        table.add_column("name")
+        table.add_column("name", no_wrap=True)
         table.add_column("what it is")
         for item in example_names():
-            first = example_text(item).splitlines()[0].lstrip("# ").strip()
-            table.add_row(item, first)
+            table.add_row(item, first_sentence(example_header(item)))
         out.print(table)
         return
     text = example_text(name)
@@ -368,6 +379,7 @@ def demo(
         f"bounded slowdown {cbf['mean_bounded_slowdown']:.0f} against EASY's "
         f"{easy['mean_bounded_slowdown']:.0f}. These jobs carry no user estimates (requested "
         "time = run time), the best case for backfilling. Next: `schedlab run` on a trace "
-        "from the Parallel Workloads Archive (see the README and docs/tutorial.md).",
+        "from the Parallel Workloads Archive (https://www.cs.huji.ac.il/labs/parallel/workload/"
+        "), or `schedlab example` for ready-made sweeps.",
         highlight=False,
     )

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from schedlab.cli.common import (
     ColumnsOpt,
@@ -47,54 +46,94 @@ def workload_info(
     if as_json:
         print_json(info)
         return
-    table = Table(title=str(info["source"]), show_header=False)
-    table.add_column("key")
-    table.add_column("value", justify="right")
-    for key, value in info.items():
-        if key in ("source", "skipped_by_reason", "header", "partitions", "warnings"):
-            continue
-        if isinstance(value, bool):
-            value = "yes" if value else "no"
-        table.add_row(
-            key,
-            f"{value:,.3f}"
-            if isinstance(value, float)
-            else f"{value:,}"
-            if isinstance(value, int)
-            else printable(str(value)),  # header text comes from the file
-        )
-    for reason, count in info["skipped_by_reason"].items():
-        table.add_row(f"skipped: {reason}", f"{count:,}")
-    out.print(table)
+    from schedlab.humanize import Grid, fit, short_source
+
+    rows = _info_rows(info, wl.header_values.get("TimeZoneString"))
+    title = short_source(printable(str(info["source"])))
+    for table in fit(Grid(title, ["", ""], rows, show_header=False), out.width):
+        out.print(table)
     _print_partitions(info["partitions"])
     for warning in info["warnings"]:
         out.print(f"warning: {printable(warning)}", highlight=False)
+
+
+def _info_rows(info: dict[str, Any], zone: str | None) -> list[list[str]]:
+    """The rows of `workload info` in units (`schedlab.humanize`): submissions as dates
+    when the log says when it started (UnixStartTime, in its TimeZoneString), else as
+    times from its origin; --json keeps the raw numbers."""
+    from schedlab.humanize import (
+        human_count,
+        human_date,
+        human_duration,
+        metric_label,
+        metric_text,
+    )
+
+    try:
+        start: float | None = float(info.get("unix_start_time") or "")
+    except ValueError:
+        start = None
+
+    def when(seconds: float) -> str:
+        if start is None:
+            return f"{human_duration(seconds)} from the log's origin"
+        return human_date(start + seconds, zone)
+
+    rows = []
+    for key, value in info.items():
+        if key in ("source", "skipped_by_reason", "header", "partitions", "warnings"):
+            continue
+        if key in ("first_submit", "last_submit"):
+            rows.append([f"{key.split('_')[0]} submission", when(float(value))])
+        elif key == "span_days":
+            rows.append(["submission span", human_duration(float(value) * 86400.0)])
+        elif key == "unix_start_time":
+            text = human_date(start, zone) if start is not None else printable(str(value))
+            rows.append(["log start (UnixStartTime)", text or "-"])
+        else:  # header text comes from the file
+            rows.append([metric_label(key), printable(metric_text(key, value))])
+        if key == "skipped":
+            for reason, count in info["skipped_by_reason"].items():
+                rows.append([f"  skipped: {reason}", human_count(count)])
+    return rows
 
 
 def _print_partitions(rows: list[dict[str, Any]], limit: int = 40) -> None:
     """The partitions table of `workload info` (the most jobs first), when there are any."""
     if not rows or (len(rows) == 1 and rows[0]["partition"] < 0):
         return
+    from schedlab.humanize import Grid, fit, human_share
+
     shown = sorted(rows, key=lambda r: (-r["jobs"], r["partition"]))[:limit]
-    table = Table(title=f"{len(rows)} partitions (SWF field 16)")
-    for col in ("partition", "name", "jobs", "work share", "peak procs in use", "offered load"):
-        table.add_column(col, justify="left" if col == "name" else "right")
+    body = []
     for r in shown:
-        table.add_row(
-            str(r["partition"]) if r["partition"] >= 0 else "-",
-            printable(r["name"]),
-            f"{r['jobs']:,}",
-            f"{r['work_share']:.1%}",
-            f"{r['peak_procs']:,}" + ("" if r["waits_known"] else "*"),
-            f"{r['offered_load']:.3f}",
+        body.append(
+            [
+                str(r["partition"]) if r["partition"] >= 0 else "-",
+                printable(r["name"]),
+                f"{r['jobs']:,}",
+                human_share(r["work_share"]),
+                f"{r['peak_procs']:,}" + ("" if r["waits_known"] else "*"),
+                f"{r['offered_load']:.3f}",
+            ]
         )
     notes = []
     if not all(r["waits_known"] for r in shown):
         notes.append("* jobs without a wait time counted from their submit")
     if len(rows) > limit:
         notes.append(f"the {limit} with the most jobs; --json lists all {len(rows)}")
-    table.caption = "; ".join(notes) or None
-    out.print(table)
+    headers = ["partition", "name", "jobs", "work share", "peak procs in use", "offered load"]
+    grid = Grid(
+        f"{len(rows)} partitions (SWF field 16)",
+        headers,
+        body,
+        keys=2,
+        right=[True, False, True, True, True, True],
+        caption="; ".join(notes) or None,
+        letters=("", "N", ""),
+    )
+    for table in fit(grid, out.width):
+        out.print(table)
 
 
 @workload_app.command("generate")
@@ -150,10 +189,11 @@ def workload_convert(
 ) -> None:
     """Transform a workload (clean, cut, rescale, add estimates) and write it as SWF.
 
-    Also turns a Slurm, PBS or CSV log into SWF (docs/importers.md). The output's fields
-    are integers (fractional values are rounded: submit times down, durations up), its
-    MaxJobs/MaxRecords count the jobs written, and a `; schedlab:` header line records what
-    was applied. OUTPUT is never the input; an existing OUTPUT needs --force.
+    Also turns a Slurm, PBS or CSV log into SWF (found by its content, or named: slurm:,
+    pbs:, csv:). The output's fields are integers (fractional values are rounded: submit
+    times down, durations up), its MaxJobs/MaxRecords count the jobs written, and a
+    `; schedlab:` header line records what was applied. OUTPUT is never the input; an
+    existing OUTPUT needs --force.
     """
     from schedlab.scenario import require_jobs
     from schedlab.workload import transforms

@@ -64,7 +64,7 @@ from schedlab.validators import check_int
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.table import Table
+    from rich.console import RenderableType
 
     from schedlab.experiments.store import ResultStore
 
@@ -455,6 +455,8 @@ def _markdown_escape(text: str) -> str:
 
 # --- comparison tables ---------------------------------------------------------------------
 
+_CELL_COLUMNS = ("workload", "load_factor", "policy", "mean", "half_width", "n")
+
 
 @dataclass(frozen=True)
 class ComparisonTable:
@@ -474,28 +476,30 @@ class ComparisonTable:
     confidence: float = 0.95
 
     # -- pandas ---------------------------------------------------------------------------
-    def _cells(self, metric: str) -> dict[tuple[str, float, str], str]:
+    def _cells(self, metric: str, human: bool = False) -> dict[tuple[str, float, str], str]:
+        """``human``: in the metric's units (`schedlab.humanize`), with ``(n=N)`` only where
+        the cells' n differ (the note gives it otherwise); else raw numbers, as files keep."""
+        from schedlab.humanize import estimate_text
+
         sub = self.data[self.data["metric"] == metric]
+        same_n = sub["n"].nunique() <= 1
         return {
-            (w, float(lf), p): format_estimate(float(m), float(h), n=int(n))
-            for w, lf, p, m, h, n in zip(
-                sub["workload"],
-                sub["load_factor"],
-                sub["policy"],
-                sub["mean"],
-                sub["half_width"],
-                sub["n"],
+            (w, float(lf), p): (
+                estimate_text(metric, float(m), float(h), None if same_n else int(n))
+                if human
+                else format_estimate(float(m), float(h), n=int(n))
             )
+            for w, lf, p, m, h, n in zip(*(sub[c] for c in _CELL_COLUMNS))
         }
 
-    def _grid(self, metric: str) -> list[list[str]]:
-        cells = self._cells(metric)
+    def _grid(self, metric: str, human: bool = False) -> list[list[str]]:
+        cells = self._cells(metric, human)
         return [[cells.get((w, lf, p), MISSING_CELL) for p in self.policies] for w, lf in self.rows]
 
-    def to_frame(self, metric: str | None = None) -> pd.DataFrame:
+    def to_frame(self, metric: str | None = None, *, human: bool = False) -> pd.DataFrame:
         """Wide table of formatted cells ``"mean ± hw"``: index (workload, load_factor),
         columns the policies; with several metrics and no ``metric``, columns are
-        (metric, policy)."""
+        (metric, policy). ``human``: cells in the metric's units, for a person (HTML)."""
         import pandas as pd
 
         if metric is not None and metric not in self.metrics:
@@ -504,7 +508,7 @@ class ComparisonTable:
         index = pd.MultiIndex.from_tuples(list(self.rows), names=["workload", "load_factor"])
         frames = {
             m: pd.DataFrame(
-                self._grid(m), index=index, columns=pd.Index(self.policies, name="policy")
+                self._grid(m, human), index=index, columns=pd.Index(self.policies, name="policy")
             )
             for m in metrics
         }
@@ -592,21 +596,26 @@ class ComparisonTable:
             out.append("")
         return "\n".join(out)
 
-    def rich_tables(self) -> list[Table]:
-        """One `rich.table.Table` per metric, for the terminal."""
-        from rich.table import Table
+    def rich_tables(self, width: int | None = None) -> list[RenderableType]:
+        """For the terminal: per metric a table under its label, cells in its units, no
+        wider than ``width`` (`schedlab.humanize.comparison_grids`: pivoted or split when
+        too wide, never an identifying column dropped); the note once when every metric
+        has the same, and the legend of any abbreviation."""
+        from schedlab.humanize import Legend, comparison_grids, metric_label, render
 
-        tables = []
-        for metric in self.metrics:
-            table = Table(title=metric, caption=self.note(metric))
-            table.add_column("workload")
-            table.add_column("load factor", justify="right", no_wrap=True)
-            for policy in self.policies:
-                table.add_column(policy, justify="right", no_wrap=True)
-            for (w, lf), cells in zip(self.rows, self._grid(metric)):
-                table.add_row(w, _format_load(lf), *cells)
-            tables.append(table)
-        return tables
+        notes = [self.note(m) for m in self.metrics]
+        shared = len(set(notes)) == 1
+        legend = Legend()
+        grids = comparison_grids(
+            [metric_label(m, full=True).strip() for m in self.metrics],
+            [(w, _format_load(lf)) for w, lf in self.rows],
+            self.policies,
+            [self._grid(m, human=True) for m in self.metrics],
+            width,
+            captions=None if shared else notes,
+            legend=legend,
+        )
+        return render(grids, width, note=notes[0] if shared and notes else None, legend=legend)
 
 
 def _latex_cell(cell: str) -> str:

@@ -2,10 +2,10 @@
 
 A sweep file looks like this (``examples/sweep.toml``, ``examples/quick-sweep.toml``)::
 
-    out = "results"                       # optional default for --out
+    out = "results"                       # optional default for --out (from the file's folder)
     description = "free text"             # optional
     [[workloads]]
-    path = "traces/KTH-SP2-1996-2.swf.gz" # or: model = "lublin:jobs=5000,procs=128"
+    path = "KTH-SP2-1996-2.swf.gz"        # or: model = "lublin:jobs=5000,procs=128"
     first = 5000                          # optional transforms, see below
     [[policies]]
     name = "easy"                         # any registered policy
@@ -41,9 +41,11 @@ from schedlab.experiments.config import RunConfig
 from schedlab.experiments.scenarios import resolve_workload
 from schedlab.experiments.sweep_entries import (
     GRID_WORKLOAD_KEYS,
+    TRACES_ENV,
     WORKLOAD_KEYS,
     expand_user,
     parse_workloads,
+    trace_folder,
 )
 from schedlab.experiments.sweep_params import (
     GRID_KEYS,
@@ -61,10 +63,12 @@ __all__ = [
     "GRID_WORKLOAD_KEYS",
     "MAX_RUNS",
     "TOP_LEVEL_KEYS",
+    "TRACES_ENV",
     "WORKLOAD_KEYS",
     "Sweep",
     "load_sweep",
     "parse_sweep",
+    "trace_folder",
 ]
 
 
@@ -118,19 +122,28 @@ class Sweep:
         ]
 
 
-def load_sweep(path: str | os.PathLike[str]) -> Sweep:
-    """Read and expand a TOML sweep file; relative paths in it are from its folder."""
+def load_sweep(path: str | os.PathLike[str], traces: str | os.PathLike[str] | None = None) -> Sweep:
+    """Read and expand a TOML sweep file; relative paths in it are from its folder, trace
+    paths first from ``traces`` (the folder of the traces, e.g. `trace_folder`'s)."""
     data, folder, source = read_toml(path, "sweep file")
-    return parse_sweep(data, folder, source)
+    return parse_sweep(data, folder, source, traces=traces)
 
 
-def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
+def parse_sweep(
+    data: Mapping[str, Any],
+    base_dir: Path,
+    source: str,
+    traces: str | os.PathLike[str] | None = None,
+) -> Sweep:
     """Check the parsed TOML ``data`` of a sweep file and expand it into runs.
 
     ``base_dir`` is the folder relative paths are resolved against (the sweep file's);
-    ``source`` names the file in the result. See the module docstring for the rules.
+    ``traces``, a folder relative trace paths are looked for in first (`sweep_entries`,
+    "Workload paths"); ``source`` names the file in the result. See the module docstring
+    for the rules.
     """
     base_dir = Path(base_dir).expanduser().resolve()
+    trace_dir = None if traces is None else Path(traces).expanduser().resolve()
     if not isinstance(data, Mapping):
         raise ConfigError("sweep file", type(data).__name__, "a TOML table of keys")
     for key in data:
@@ -141,7 +154,7 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path, source: str) -> Sweep:
     if description is not None and not isinstance(description, str):
         raise ConfigError("description", description, "a string")
     grid = parse_grid(data.get("grid", {}))
-    workloads = parse_workloads(data.get("workloads"), base_dir, grid)
+    workloads = parse_workloads(data.get("workloads"), base_dir, grid, trace_dir)
     grid_wl = next((i for i, w in enumerate(workloads) if w.is_grid), None)
     cluster_wl = next((i for i, w in enumerate(workloads) if not w.is_grid), None)
     policies: list[Entry] = []

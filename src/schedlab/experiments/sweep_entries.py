@@ -2,12 +2,18 @@
 
 Decisions a user can rely on:
 
-* **Workload paths.** A relative ``path`` is relative to the sweep file's folder. It is
-  stored in `RunConfig.workload` as written, normalised (posix separators, no ``./``, no
-  ``x/..``), *not* made absolute: the run ids then stay the same when the checkout or the
-  sweep folder moves together with its traces. `Sweep.base_dir` is the folder to resolve
-  against; use `Sweep.workload_source` (or `load_run_workload`) to get a loadable path.
-  Absolute paths (and ``~``) are stored absolute.
+* **Workload paths.** A relative ``path`` is looked for in the trace folder, when one is
+  given (``schedlab sweep --traces DIR``, else ``$SCHEDLAB_TRACES``: `trace_folder`), then
+  in the sweep file's folder. It is stored in `RunConfig.workload` relative to the sweep
+  file's folder, normalised (posix separators, no ``./``, no ``x/..``), *not* made absolute:
+  as written when the file is beside the sweep file, else as if the trace folder had been
+  written in the path (``../traces/KTH.swf.gz``; absolute when no relative path leads
+  there). The run ids then stay the same when the checkout or the sweep folder moves
+  together with its traces, and a file name resolved through ``--traces`` gives the same
+  run as the path written out. `Sweep.base_dir` is the folder to resolve against; use
+  `Sweep.workload_source` (or `load_run_workload`) to get a loadable path. Absolute paths
+  (and ``~``) are stored absolute. A trace found nowhere is a ConfigError that names the
+  folders looked in and says how to point the sweep at the traces.
 * **Model specs** are stored canonically (``name:key=value,...`` with sorted keys), so
   writing the keys in another order gives the same run id.
 * **Seeds** only matter for runs with something random, i.e. model workloads. For a model
@@ -109,7 +115,19 @@ from schedlab.workload.load import parse_model_spec
 from schedlab.workload.streams import check_stream, stream_settings_types
 from schedlab.workload.transforms import TRANSFORMS
 
-__all__ = ["GRID_WORKLOAD_KEYS", "WORKLOAD_KEYS", "WorkloadEntry", "expand_user", "parse_workloads"]
+__all__ = [
+    "GRID_WORKLOAD_KEYS",
+    "TRACES_ENV",
+    "WORKLOAD_KEYS",
+    "WorkloadEntry",
+    "expand_user",
+    "parse_workloads",
+    "trace_folder",
+]
+
+
+# the environment variable naming the folder of the traces (as for `schedlab reproduce`)
+TRACES_ENV = "SCHEDLAB_TRACES"
 
 
 WORKLOAD_KEYS = (
@@ -150,8 +168,25 @@ _PROCS_ALLOWED = f"an integer >= 1 (processors), at most {MAX_PROCS}"
 
 _TRACE_ALLOWED = (
     "an existing .swf/.swf.gz file or Slurm/PBS/CSV log, optionally slurm:, pbs:, csv: "
-    "(relative paths: from the sweep file's folder)"
+    "(relative paths: from the trace folder, --traces or $SCHEDLAB_TRACES, then from the "
+    "sweep file's folder)"
 )
+
+
+def trace_folder(option: str | os.PathLike[str] | None) -> Path | None:
+    """The folder relative trace paths are looked for in first: ``option`` (``--traces``),
+    else ``$SCHEDLAB_TRACES``, else None. A ``--traces`` that is not a folder is a
+    ConfigError; the variable, set once for every command, only matters to a sweep that
+    names a trace (its error then says the folder is missing)."""
+    name, where = (
+        (option, "--traces") if option is not None else (os.environ.get(TRACES_ENV), TRACES_ENV)
+    )
+    if not name:
+        return None
+    folder = expand_user(where, os.fspath(name), "an existing folder of traces")
+    if option is not None and not _is_dir(folder):
+        raise ConfigError(where, os.fspath(name), "an existing folder of traces")
+    return folder.resolve()
 
 
 @dataclass(frozen=True)
@@ -216,7 +251,11 @@ class WorkloadEntry:
         )
 
 
-def parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> list[WorkloadEntry]:
+def parse_workloads(
+    value: Any, base_dir: Path, grid: dict[str, list[Any]], traces: Path | None = None
+) -> list[WorkloadEntry]:
+    """The checked ``[[workloads]]`` entries; ``traces``: the trace folder (module
+    docstring, "Workload paths")."""
     if value is None:
         raise ConfigError("workloads", None, "at least one [[workloads]] table")
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -226,7 +265,7 @@ def parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> l
     parsed: list[WorkloadEntry] = []
     seen_labels: dict[str, tuple[int, tuple[Any, ...]]] = {}
     for i, entry in enumerate(value):
-        wl = _parse_workload(entry, f"workloads[{i}]", base_dir, grid)
+        wl = _parse_workload(entry, f"workloads[{i}]", base_dir, grid, traces)
         identity = wl.identity
         if wl.label in seen_labels and seen_labels[wl.label][1] != identity:
             j = seen_labels[wl.label][0]
@@ -242,10 +281,14 @@ def parse_workloads(value: Any, base_dir: Path, grid: dict[str, list[Any]]) -> l
 
 
 def _parse_workload(
-    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
+    entry: dict[str, Any],
+    where: str,
+    base_dir: Path,
+    grid: dict[str, list[Any]],
+    traces: Path | None = None,
 ) -> WorkloadEntry:
     if "platform" in entry:
-        return _parse_grid_workload(entry, where, base_dir, grid)
+        return _parse_grid_workload(entry, where, base_dir, grid, traces)
     for key in entry:
         if key not in WORKLOAD_KEYS:
             raise ConfigError(f"{where}.{key}", entry[key], f"keys {', '.join(WORKLOAD_KEYS)}")
@@ -268,7 +311,7 @@ def _parse_workload(
     transforms = _parse_transforms(entry, where, base_dir)
 
     if has_path:
-        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
+        workload = _parse_path(entry["path"], f"{where}.path", base_dir, traces)
         return WorkloadEntry(
             workload=workload,
             is_model=False,
@@ -312,7 +355,11 @@ def _parse_workload(
 
 
 def _parse_grid_workload(
-    entry: dict[str, Any], where: str, base_dir: Path, grid: dict[str, list[Any]]
+    entry: dict[str, Any],
+    where: str,
+    base_dir: Path,
+    grid: dict[str, list[Any]],
+    traces: Path | None = None,
 ) -> WorkloadEntry:
     """A ``[[workloads]]`` entry with ``platform`` (module docstring, "Grid runs")."""
     for key in entry:
@@ -337,7 +384,7 @@ def _parse_grid_workload(
         stream = entry.get("stream", "global")
         if stream not in MODES:
             raise ConfigError(f"{where}.stream", stream, MODES)
-        workload = _parse_path(entry["path"], f"{where}.path", base_dir)
+        workload = _parse_path(entry["path"], f"{where}.path", base_dir, traces)
         return WorkloadEntry(
             workload=workload,
             is_model=False,
@@ -447,10 +494,11 @@ def _parse_generator(
     return dict(sorted(settings.items())), spec_seed
 
 
-def _parse_path(value: Any, where: str, base_dir: Path) -> str:
-    """The path as stored in a RunConfig (see the module docstring); checks the file exists.
-    A log format prefix (``slurm:``, ``pbs:``, ``csv:...?KEY=COLUMN``, `workload.importers`)
-    is kept around the normalised path."""
+def _parse_path(value: Any, where: str, base_dir: Path, traces: Path | None = None) -> str:
+    """The path as stored in a RunConfig (module docstring, "Workload paths"): looked for in
+    ``traces`` then ``base_dir`` when relative; checks the file exists. A log format prefix
+    (``slurm:``, ``pbs:``, ``csv:...?KEY=COLUMN``, `workload.importers`) is kept around the
+    normalised path."""
     from schedlab.workload.importers import parse_source
 
     if not isinstance(value, str) or not value.strip():
@@ -461,9 +509,40 @@ def _parse_path(value: Any, where: str, base_dir: Path) -> str:
         raise ConfigError(where, value, f"{exc.allowed} (in {exc.option})") from None
     written = expand_user(where, source.path, _TRACE_ALLOWED)
     stored = Path(os.path.normpath(written)).as_posix()
-    if not _is_file(base_dir / stored):
-        raise ConfigError(where, value, _TRACE_ALLOWED)
+    folders = [base_dir]
+    if traces is not None and traces != base_dir and not written.is_absolute():
+        folders.insert(0, traces)
+    found = next((folder for folder in folders if _is_file(folder / stored)), None)
+    if found is None:
+        raise ConfigError(where, value, _missing_trace(written, folders, traces))
+    if found != base_dir:  # as if the trace folder were written in the path
+        stored = _relative_to(found / stored, base_dir)
     return source.prefix + stored + source.suffix
+
+
+def _missing_trace(written: Path, folders: list[Path], traces: Path | None) -> str:
+    """What a missing trace's error allows, and what to do about it: where it was looked
+    for and how to point the sweep at the folder that holds it."""
+    kind = "an existing .swf/.swf.gz file or Slurm/PBS/CSV log (slurm:, pbs:, csv:)"
+    if written.is_absolute():
+        return kind
+    looked = " nor in ".join(str(folder) for folder in folders)
+    if traces is None:
+        hint = f"pass --traces DIR, the folder that holds it (or set {TRACES_ENV}=DIR)"
+    elif not _is_dir(traces):
+        hint = f"{traces} is not a folder: set --traces or {TRACES_ENV} to the one that holds it"
+    else:
+        hint = "check the name, or pass --traces DIR, the folder that holds it"
+    return f"{kind}; it is not in {looked}: {hint}"
+
+
+def _relative_to(path: Path, base_dir: Path) -> str:
+    """``path`` relative to ``base_dir`` (posix), absolute when no relative path leads there
+    (another drive)."""
+    try:
+        return Path(os.path.relpath(path, base_dir)).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def expand_user(where: str, value: str, allowed: str) -> Path:
@@ -478,6 +557,14 @@ def _is_file(path: Path) -> bool:
     """Path.is_file that answers False for names the system refuses (too long, NUL)."""
     try:
         return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    """Path.is_dir that answers False for names the system refuses (too long, NUL)."""
+    try:
+        return path.is_dir()
     except (OSError, ValueError):
         return False
 

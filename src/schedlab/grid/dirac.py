@@ -767,7 +767,7 @@ class _DiracBase:
 
 @register_meta_scheduler
 class StaticAgents(_DiracBase):
-    """DIRAC with one static agent per queue submitting the jobs it pulls (module doc)."""
+    """DIRAC with one static agent per queue submitting the jobs it pulls."""
 
     name: ClassVar[str] = "static"
     _mode: ClassVar[str] = "static"
@@ -784,7 +784,7 @@ class _PilotBase(_DiracBase):
 
 @register_meta_scheduler
 class PilotSimple(_PilotBase):
-    """DIRAC with pilot agents; a pilot runs one payload, then exits (module doc)."""
+    """DIRAC with pilot agents; a pilot runs one payload, then exits."""
 
     name: ClassVar[str] = "pilot_simple"
     _mode: ClassVar[str] = "simple"

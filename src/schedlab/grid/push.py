@@ -274,7 +274,7 @@ class _PushBase(BaseMetaScheduler):
 
 @register_meta_scheduler
 class CentralizedPush(_PushBase):
-    """Least known depth through a periodically refreshed information system (module doc)."""
+    """Least known depth through a periodically refreshed information system."""
 
     name: ClassVar[str] = "push"
     Params: ClassVar[type] = PushParams

@@ -8,6 +8,8 @@ on the span.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -17,7 +19,7 @@ from matplotlib.patches import Patch
 
 from schedlab.errors import ConfigError
 from schedlab.metrics.summary import BSLD_THRESHOLD
-from schedlab.report.style import METRIC_LABELS, blank, log_axis
+from schedlab.report.style import METRIC_LABELS, blank, legend_beside, log_axis
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,22 +30,47 @@ __all__ = [
     "GANTT_DEFAULT_SPAN",
     "TIMESERIES_KINDS",
     "GanttDrawn",
+    "busiest_of",
+    "busiest_window",
     "draw_cdf",
     "draw_gantt",
     "draw_timeseries",
+    "gantt_window_text",
     "job_values",
+    "parse_time",
     "processor_bands",
     "series_column",
     "series_of",
     "smooth_step",
     "timeseries_label",
     "timeseries_title",
+    "trace_time",
     "utilization_window",
 ]
 
 TIMESERIES_KINDS = ("queued", "running", "busy_procs", "utilization")
 CDF_COLUMNS = ("wait_time", "bounded_slowdown", "response_time", "run_time")
-GANTT_DEFAULT_SPAN = 2 * 86400.0  # seconds: the default Gantt window after the first submit
+GANTT_DEFAULT_SPAN = 2 * 86400.0  # seconds: the length of the default (busiest) Gantt window
+TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+TIME_FORMAT = "seconds, or a number with s, m, h, d or w (e.g. 3600, 90m, 3h, 2d)"
+_TIME = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*", re.IGNORECASE)
+
+
+def parse_time(text: str, option: str) -> float:
+    """Seconds of a time option: ``3600``, ``90m``, ``3h``, ``2d``, ``1w`` (a number, then
+    an optional unit). The one parser of every time a user types for a figure (``run
+    --plot-window``, ``report --gantt-start``), so all accept the same forms; ConfigError
+    naming ``option`` otherwise."""
+    m = _TIME.fullmatch(text)
+    if m is None:
+        raise ConfigError(option, text, TIME_FORMAT)
+    return float(m[1]) * TIME_UNITS[m[2].lower()]
+
+
+def trace_time(value: float) -> str:
+    """A time from the trace origin, for captions: seconds, and days when that helps."""
+    text = f"{value:,.0f} s"
+    return f"{text} (day {value / 86400:.2f})" if abs(value) >= 86400 else text
 
 
 def _time_unit(span: float) -> tuple[float, str]:
@@ -117,7 +144,7 @@ def draw_cdf(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(label + (" — log scale" if log else ""))
     ax.set_ylabel("fraction of jobs ≤ x")
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    legend_beside(ax)
 
 
 # -- time series -------------------------------------------------------------------------
@@ -197,6 +224,53 @@ def utilization_window(span: float) -> float:
     """Smoothing window (s) of a utilization plot over ``span`` seconds: 1/40 of it, in
     whole hours, at least 1 h (raw utilization flickers with every start and end)."""
     return max(3600.0, round(span / 40 / 3600) * 3600.0)
+
+
+def busiest_window(
+    times: np.ndarray, busy: np.ndarray, span: float = GANTT_DEFAULT_SPAN
+) -> tuple[float, float]:
+    """The window [s, s + span] in which the step function ``busy`` (the value holding
+    from each of ``times`` to the next) has the largest integral: the highest mean
+    utilization. Of several such windows, the earliest, moved on to its first busy instant
+    when it opens idle (that loses no use: a short burst is drawn from its start, not after
+    a quiet lead-in). The whole run when it is not longer than ``span``.
+
+    The integral over [s, s + span] is piecewise linear in s, with corners where s or
+    s + span meets a time: its maximum is at one of those, so they are the candidates.
+    """
+    times = np.asarray(times, dtype=np.float64)
+    busy = np.asarray(busy, dtype=np.float64)
+    if times.size == 0:
+        return 0.0, span
+    t0, t1 = float(times[0]), float(times[-1])
+    if t1 - t0 <= span:
+        return (t0, t1) if t1 > t0 else (t0, t0 + span)
+    area = np.concatenate(([0.0], np.cumsum(busy[:-1] * np.diff(times))))
+    starts = np.unique(np.clip(np.concatenate((times, times - span)), t0, t1 - span))
+    score = np.interp(starts + span, times, area) - np.interp(starts, times, area)
+    best = float(score.max())
+    # the earliest of the busiest (rounding must not pick a later one of equal use)
+    start = float(starts[np.flatnonzero(score >= best - 1e-9 * max(abs(best), 1.0))[0]])
+    if busy[np.searchsorted(times, start, side="right") - 1] <= 0:
+        later = np.flatnonzero((times > start) & (busy > 0))
+        if later.size:
+            start = float(times[later[0]])
+    return start, start + span
+
+
+def busiest_of(
+    jobs: Any, series: Any = None, procs: int = 1, span: float = GANTT_DEFAULT_SPAN
+) -> tuple[float, float]:
+    """The busiest ``span`` of a run (``busiest_window``): from its recorded time series
+    (``series`` with ``busy_procs``) when given, else rebuilt from its per-job table (exact
+    for runs without preemption)."""
+    busy = None if series is None else series_of(series, "busy_procs", procs)
+    if busy is None:
+        from schedlab.metrics.occupancy import timeseries_from_jobs
+
+        busy = series_of(timeseries_from_jobs(jobs), "busy_procs", procs)
+        assert busy is not None
+    return busiest_window(*busy, span=span)
 
 
 def series_of(frame: Any, what: str, procs: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -296,15 +370,45 @@ def processor_bands(
     return bands, split
 
 
+GANTT_EXPLAINED = (
+    "Each bar spans a job's start to its end over as many rows as it has processors; the rows "
+    "are a first-fit drawing, not the allocation the simulator made (it counts processors, it "
+    "does not name them). Hatched: killed at the requested time."
+)
+
+
+def gantt_window_text(drawn: GanttDrawn, busiest: bool, max_jobs: int) -> str:
+    """Which window a Gantt chart shows, for its caption: the jobs, the bounds, and why
+    these (the busiest days, or the window asked for; cut at ``max_jobs``)."""
+    days = f"{GANTT_DEFAULT_SPAN / 86400:g} days"
+    if not busiest:
+        why = "the window asked for"
+    elif drawn.planned_end - drawn.start < GANTT_DEFAULT_SPAN:  # (busiest_window: all of it)
+        why = f"the whole run, shorter than {days}"
+    else:
+        why = f"the busiest {days} of the run (highest mean utilization)"
+    cut = (
+        f"; at most {max_jobs} jobs are drawn, so the window was cut where the next one starts"
+        if drawn.shortened
+        else ""
+    )
+    return (
+        f"{drawn.jobs:,} jobs running from {trace_time(drawn.start)} to "
+        f"{trace_time(drawn.end)}: {why}{cut}"
+    )
+
+
 class GanttDrawn(NamedTuple):
     """What ``draw_gantt`` drew: the window (s), the jobs drawn, whether the window was cut
-    to ``max_jobs`` and how many jobs were split over non-adjacent rows."""
+    to ``max_jobs``, how many jobs were split over non-adjacent rows, and the end of the
+    window before the cut (s)."""
 
     start: float
     end: float
     jobs: int
     shortened: bool
     split: int
+    planned_end: float = math.nan
 
 
 def draw_gantt(
@@ -322,6 +426,8 @@ def draw_gantt(
     of ``total`` processors within [start, end] on ``ax``: the drawing of ``gantt`` (which
     documents the window and the rows), which also serves the figures of one run.
     ``heading``: the title's first line; ``empty_title``: the title when no job runs there.
+    Without start and end: the busiest ``GANTT_DEFAULT_SPAN`` (``busiest_of``); with one
+    of them: ``GANTT_DEFAULT_SPAN`` from the start (or from the first submission).
     """
     if max_jobs < 1:
         raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
@@ -330,11 +436,14 @@ def draw_gantt(
     finished = np.asarray(jobs["finished_at"], dtype=np.float64)
     keep = np.isfinite(started) & np.isfinite(finished) & (finished > started)
     submitted = np.asarray(jobs["submitted_at"], dtype=np.float64)
+    if start is None and end is None:
+        start, end = busiest_of(jobs)
     first_submit = float(np.nanmin(submitted)) if submitted.size else 0.0
     lo = first_submit if start is None else float(start)
     hi = lo + GANTT_DEFAULT_SPAN if end is None else float(end)
     if hi <= lo:
         raise ConfigError("gantt window", (start, end), "start < end (seconds)")
+    planned = hi
     inside = np.flatnonzero(keep & (started < hi) & (finished > lo))
     inside = inside[np.lexsort((inside, started[inside]))]
     shortened = False
@@ -351,7 +460,7 @@ def draw_gantt(
     ax.set_ylabel(f"processors (of {total})")
     if inside.size == 0:
         ax.set_title(empty_title or f"{heading}: no job runs in this window", fontsize=10)
-        return GanttDrawn(lo, hi, 0, shortened, 0)
+        return GanttDrawn(lo, hi, 0, shortened, 0, planned)
     procs = np.asarray(jobs["procs"], dtype=np.int64)[inside]
     killed = np.asarray(jobs["killed"], dtype=bool)[inside] if "killed" in jobs else None
     job_ids = np.asarray(jobs["job_id"], dtype=np.int64)[inside]
@@ -395,11 +504,9 @@ def draw_gantt(
         fontsize=10,
     )
     if killed is not None and killed.any():
-        ax.legend(
+        # beside the axes, never over the bars (a busy window fills the whole drawing)
+        legend_beside(
+            ax,
             handles=[Patch(facecolor="white", edgecolor="0.15", hatch="////", label="killed")],
-            fontsize=8,
-            frameon=False,
-            loc="upper left",
-            bbox_to_anchor=(0.0, 1.0),
         )
-    return GanttDrawn(lo, hi, int(inside.size), shortened, split)
+    return GanttDrawn(lo, hi, int(inside.size), shortened, split, planned)

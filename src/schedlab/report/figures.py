@@ -24,6 +24,8 @@ from schedlab.errors import ConfigError
 from schedlab.report.drawing import (
     CDF_COLUMNS,
     TIMESERIES_KINDS,
+    GanttDrawn,
+    busiest_of,
     draw_cdf,
     draw_gantt,
     draw_timeseries,
@@ -35,6 +37,7 @@ from schedlab.report.drawing import (
 from schedlab.report.style import (
     METRIC_LABELS,
     blank,
+    legend_beside,
     log_axis,
     new_figure,
     policy_colors,
@@ -207,7 +210,7 @@ def metric_bars(
     ax.set_xticks(range(len(groups)), [_group_label(by, g) for g in groups])
     ax.set_ylabel(METRIC_LABELS.get(metric, metric))
     ax.grid(False, axis="x")
-    ax.legend(title="policy", fontsize=8, title_fontsize=8, frameon=False, loc="best")
+    legend_beside(ax, title="policy")
     return fig
 
 
@@ -313,17 +316,34 @@ def gantt(
 ) -> Figure:
     """Jobs of one run as bars from start to finish, stacked on processor rows.
 
-    The window [start, end] (s, trace origin) defaults to the 2 days after the first
-    submission; it is shortened so that at most ``max_jobs`` jobs are drawn (those that
-    start first). Rows come from ``processor_bands``: a first-fit drawing, not the real
-    allocation (the title says so). Killed jobs are hatched.
+    The window [start, end] (s, trace origin) defaults to the busiest 2 days of the run
+    (highest mean utilization, from its recorded time series; as ``schedlab run --plot``);
+    it is shortened so that at most ``max_jobs`` jobs are drawn (those that start first).
+    Rows come from ``processor_bands``: a first-fit drawing, not the real allocation (the
+    title says so). Killed jobs are hatched.
     """
+    return gantt_drawn(store, run_id, start, end, max_jobs, title=title)[0]
+
+
+def gantt_drawn(
+    store: ResultStore,
+    run_id: str,
+    start: float | None = None,
+    end: float | None = None,
+    max_jobs: int = 400,
+    *,
+    title: str | None = None,
+) -> tuple[Figure, GanttDrawn]:
+    """``gantt`` and what it drew (the window, the jobs, whether it was cut), for a
+    caption that says which window it shows."""
     if max_jobs < 1:
         raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
     info = _run_info(store, run_id)
     jobs = store.jobs(run_id)
+    if start is None and end is None:
+        start, end = busiest_of(jobs, store.timeseries(run_id), info["procs"])
     fig, ax = new_figure(10.0, 4.8)
-    draw_gantt(
+    drawn = draw_gantt(
         ax,
         jobs,
         info["procs"],
@@ -334,4 +354,4 @@ def gantt(
         or f"Run {run_id}: {info['policy']} on {info['workload']}, load {info['load_factor']:g}",
         empty_title=title or f"Run {run_id}: no job runs in this window",
     )
-    return fig
+    return fig, drawn

@@ -27,6 +27,7 @@ import schedlab.report.drawing as drawing
 import schedlab.report.figures as figures
 import schedlab.report.style as style
 from schedlab.errors import ConfigError
+from schedlab.humanize import human_value, metric_label, metric_text
 from schedlab.metrics.summary import HEADLINE_KEYS
 from schedlab.outputs import write_atomic
 
@@ -53,6 +54,7 @@ TABLE_METRICS: tuple[str, ...] = (
     "filling",
 )
 HIGHER_IS_BETTER = frozenset({"utilization", "filling"})
+GANTT_MAX_JOBS = 400  # jobs drawn at most in the Gantt chart (its window is cut before)
 GROUP_COLUMNS = ("workload", "load_factor")
 CONFIG_COLUMNS = (
     "run_id",
@@ -98,7 +100,9 @@ td.best { font-weight: 700; }
 tr.failed td { background: #fdf0ef; }
 td.error { white-space: normal; color: #8a1c12; }
 tr.error-row td { border-top: 0; }
-table.comparison th.num { white-space: normal; min-width: 6em; max-width: 10em; }
+table.comparison th.num { white-space: normal; min-width: 6em; max-width: 10em;
+  overflow-wrap: anywhere; }
+table.configs td.wrap { white-space: normal; }
 td code, td.mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
 details pre { white-space: pre-wrap; font-size: 11px; color: #333; max-height: 280px;
   overflow: auto; background: #f6f7f9; padding: 6px; }
@@ -132,24 +136,14 @@ def comparison_table(catalog: pd.DataFrame, metrics: Sequence[str] = TABLE_METRI
 
 
 def _fmt(value: Any) -> str:
-    """Numbers to text for tables: thousands separated, precision by size; missing: —."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)) or hasattr(value, "dtype"):
-        number = float(value)
-        if math.isnan(number):
-            return "—"
-        if number == int(number) and abs(number) < 1e15:
-            return f"{int(number):,}"
-        if abs(number) >= 100:
-            return f"{number:,.0f}"
-        if abs(number) >= 1:
-            return f"{number:.2f}"
-        return f"{number:.3f}"
-    text = str(value)
-    return text if text else "—"
+    """Numbers to text for tables (`schedlab.humanize.human_value`: thousands separated,
+    precision by size); missing: —."""
+    return "—" if str(value) == "" else human_value(value, missing="—")
+
+
+def _metric(metric: str, value: Any) -> str:
+    """A metric's value in its units (`schedlab.humanize`: durations as 2h 13m)."""
+    return metric_text(metric, value, missing="—")
 
 
 def _is_missing(value: Any) -> bool:
@@ -164,7 +158,8 @@ def _comparison_html(catalog: pd.DataFrame, metrics: Sequence[str]) -> str:
     present = [m for m in metrics if m in table.columns]
     if table.empty:
         return '<p class="note">No finished runs.</p>'
-    head = "".join(f'<th class="num">{escape(style.METRIC_LABELS.get(m, m))}</th>' for m in present)
+    grid = _is_grid(catalog)
+    head = "".join(f'<th class="num">{_breakable(_table_label(m, grid))}</th>' for m in present)
     out = [
         '<div class="scroll"><table class="comparison">',
         "<thead><tr><th>workload</th><th>load factor</th><th>policy</th>"
@@ -186,16 +181,44 @@ def _comparison_html(catalog: pd.DataFrame, metrics: Sequence[str]) -> str:
             ]
             for m in present:
                 cls = "num best" if m in best and row[m] == best[m] else "num"
-                cells.append(f'<td class="{cls}">{escape(_fmt(row[m]))}</td>')
+                cells.append(f'<td class="{cls}">{escape(_metric(m, row[m]))}</td>')
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody>")
     out.append("</table></div>")
     out.append(
         '<p class="note">Means over the finished runs of each workload, load factor and '
         "policy; <b>bold</b>: the best value of a group (highest utilization, lowest "
-        "otherwise). Times in seconds.</p>"
+        "otherwise). Durations as 2h 13m; the results folder and <code>schedlab results "
+        "--json</code> keep seconds.</p>"
     )
     return "\n".join(out)
+
+
+# per-job metrics of a grid run's catalog that cover every job, meta-jobs and local jobs
+# alike (the global_* and local_* columns cover one population each)
+ALL_JOBS_METRICS = frozenset(
+    {"mean_wait_time", "max_wait_time", "mean_response_time", "mean_slowdown",
+     "mean_bounded_slowdown", "makespan", "killed", "jobs"}
+)  # fmt: skip
+
+
+def _is_grid(catalog: pd.DataFrame) -> bool:
+    """True when the catalog holds grid runs (meta-jobs, maybe local jobs too)."""
+    return "global_jobs" in catalog.columns and bool(catalog["global_jobs"].notna().any())
+
+
+def _table_label(metric: str, grid: bool) -> str:
+    """A column's heading; on grid runs it names the jobs it covers (all of them, where
+    the tables of `schedlab results` cover the meta-jobs only)."""
+    label = metric_label(metric, full=True).strip()
+    return f"all jobs: {label}" if grid and metric in ALL_JOBS_METRICS else label
+
+
+def _breakable(text: str) -> str:
+    """``text`` escaped, with line-break opportunities after ``(``, ``,``, ``=`` and ``/``,
+    so a long policy name such as ``push(refresh=120.0)`` wraps in a narrow heading instead
+    of running into the next one, and parameters or a path wrap in a table cell."""
+    return re.sub(r"([(,=/])", r"\1<wbr>", escape(text))
 
 
 def _intervals_html(store: ResultStore) -> str:
@@ -207,23 +230,53 @@ def _intervals_html(store: ResultStore) -> str:
         return ""
     out = []
     for metric in table.metrics:
-        frame = table.to_frame(metric)
-        head = "".join(f'<th class="num">{escape(str(p))}</th>' for p in frame.columns)
-        out.append(f"<h3>{escape(style.METRIC_LABELS.get(metric, metric))}</h3>")
+        frame = table.to_frame(metric, human=True)
+        out.append(f"<h3>{escape(metric_label(metric, full=True).strip())}</h3>")
         out.append('<div class="scroll"><table class="comparison intervals">')
-        out.append(f"<thead><tr><th>workload</th><th>load factor</th>{head}</tr></thead><tbody>")
-        for key, row in frame.iterrows():
-            workload, load = cast(tuple[Any, Any], key)
-            cells = "".join(f'<td class="num">{escape(str(v))}</td>' for v in row)
-            out.append(
-                f"<tr><td>{escape(str(workload))}</td>"
-                f'<td class="num">{escape(_fmt(load))}</td>{cells}</tr>'
-            )
+        out += _policy_rows(frame) if _policies_as_rows(frame) else _policy_columns(frame)
         out.append("</tbody></table></div>")
         out.append(f'<p class="note">{escape(table.note(metric))}</p>')
     return "\n".join(out)
 
 
+def _policies_as_rows(frame: pd.DataFrame) -> bool:
+    """Many policies and fewer workload x load groups (a grid or TDCS sweep): one row per
+    policy, so that the table grows down, not past the page."""
+    return len(frame.columns) > max(5, len(frame.index))
+
+
+def _policy_columns(frame: pd.DataFrame) -> list[str]:
+    """A row per workload x load factor, a column per policy (`schedlab results`)."""
+    head = "".join(f'<th class="num">{_breakable(str(p))}</th>' for p in frame.columns)
+    out = [f"<thead><tr><th>workload</th><th>load factor</th>{head}</tr></thead><tbody>"]
+    for key, row in frame.iterrows():
+        workload, load = cast(tuple[Any, Any], key)
+        cells = "".join(f'<td class="num">{escape(str(v))}</td>' for v in row)
+        out.append(
+            f"<tr><td>{escape(str(workload))}</td>"
+            f'<td class="num">{escape(_fmt(load))}</td>{cells}</tr>'
+        )
+    return out
+
+
+def _policy_rows(frame: pd.DataFrame) -> list[str]:
+    """A row per policy, a column per workload x load factor."""
+    groups = [cast(tuple[Any, Any], key) for key in frame.index]
+    head = "".join(
+        f'<th class="num">{_breakable(f"{workload},")} load&nbsp;{escape(_fmt(load))}</th>'
+        for workload, load in groups
+    )
+    out = [f"<thead><tr><th>policy</th>{head}</tr></thead><tbody>"]
+    for policy in frame.columns:
+        cells = "".join(f'<td class="num">{escape(str(v))}</td>' for v in frame[policy])
+        out.append(f"<tr><td>{escape(str(policy))}</td>{cells}</tr>")
+    return out
+
+
+# long cells of the configuration table, wrapped so that it fits a 1280 px page
+WRAPPED_CONFIG_COLUMNS = ("workload", "workload_source", "params", "transforms")
+# columns left out of the configuration table when no run sets them
+UNSET_CONFIG_COLUMNS = ("procs_override", "transforms")
 CONFIG_HEADINGS = {
     "run_id": "run id",
     "workload_source": "workload source",
@@ -245,6 +298,11 @@ def _skipped_by_reason(store: ResultStore, catalog: pd.DataFrame) -> dict[str, d
     return out
 
 
+def _is_unset(value: Any) -> bool:
+    """A configuration value that sets nothing: missing, or an empty list or mapping."""
+    return _is_missing(value) or str(value).strip() in ("", "[]", "{}", "()")
+
+
 def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
     """Every run's configuration and status; a failed run gets a second row with its
     error (and the traceback, folded). ``policy label`` is shown only where it differs
@@ -257,6 +315,9 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
         and (catalog["policy_label"].isna() | (catalog["policy_label"] == catalog["policy"])).all()
     ):
         columns.remove("policy_label")
+    for c in UNSET_CONFIG_COLUMNS:
+        if c in columns and all(_is_unset(v) for v in catalog[c]):
+            columns.remove(c)
     skipped = _skipped_by_reason(store, catalog)
     head = "".join(f"<th>{escape(CONFIG_HEADINGS.get(c, c))}</th>" for c in columns)
     if skipped:
@@ -270,10 +331,13 @@ def _config_html(store: ResultStore, catalog: pd.DataFrame) -> str:
         for c in columns:
             value = row[c]
             text = "—" if _is_missing(value) else _fmt(value)
-            cls = ' class="mono"' if c in ("run_id", "params", "transforms") else ""
+            cls = ' class="mono"' if c == "run_id" else ""
+            if c in WRAPPED_CONFIG_COLUMNS:
+                cls = ' class="mono wrap"' if c in ("params", "transforms") else ' class="wrap"'
             if c in ("load_factor", "seed", "procs_override") and not _is_missing(value):
                 cls = ' class="num"'
-            cells.append(f"<td{cls}>{escape(text)}</td>")
+            shown = _breakable(text) if c in WRAPPED_CONFIG_COLUMNS else escape(text)
+            cells.append(f"<td{cls}>{shown}</td>")
         if skipped:
             counts = skipped.get(str(row["run_id"]), {})
             text = ", ".join(f"{reason} {n:,}" for reason, n in counts.items()) or "—"
@@ -393,13 +457,15 @@ def render_report(
     for metric in metrics:
         if done.empty or metric not in done.columns:
             continue
-        fig = figures.metric_bars(catalog, metric, GROUP_COLUMNS, colors=colors)
+        label = style.METRIC_LABELS.get(metric, metric)
+        if _is_grid(catalog) and metric in ALL_JOBS_METRICS:
+            label = f"all jobs (meta-jobs and local jobs): {label}"
+        fig = figures.metric_bars(catalog, metric, GROUP_COLUMNS, colors=colors, title=label)
         bars.append(
             page.html(
                 f"bars-{metric}",
                 fig,
-                f"{style.METRIC_LABELS.get(metric, metric)} by policy: mean over seeds; "
-                "whiskers span the lowest to the highest run.",
+                f"{label} by policy: mean over seeds; whiskers span the lowest to the highest run.",
             )
         )
     sections.append(("bars", "Main metrics by policy", _charts(bars, "No finished runs.")))
@@ -481,21 +547,14 @@ def render_report(
         gantt_run = groups[0][2][0][1]
     if gantt_run is not None:
         start, end = gantt_window if gantt_window is not None else (None, None)
-        fig = figures.gantt(store, gantt_run, start, end)
-        window_text = (
-            f"from {_fmt(start)} s to {_fmt(end)} s"
-            if gantt_window is not None
-            else "the 2 days after the first submission (or the first 400 jobs)"
-        )
+        fig, drawn = figures.gantt_drawn(store, gantt_run, start, end, GANTT_MAX_JOBS)
+        window_text = drawing.gantt_window_text(drawn, gantt_window is None, GANTT_MAX_JOBS)
         gantt_html = _charts(
             [
                 page.html(
                     f"gantt-{gantt_run}",
                     fig,
-                    f"Jobs of run {gantt_run}, {window_text}. Each bar spans a job's start to "
-                    "its end, over as many rows as it has processors; the rows are assigned by "
-                    "a first-fit drawing, not the allocation the simulator made (it counts "
-                    "processors, it does not name them). Hatched: killed at the requested time.",
+                    f"Jobs of run {gantt_run}: {window_text}. {drawing.GANTT_EXPLAINED}",
                     wide=True,
                 )
             ],
@@ -584,8 +643,8 @@ def write_report(
     """Write the report of the results folder ``store_dir`` to ``out_path``; returns it.
 
     ``gantt_run``: the run drawn as a Gantt chart (default: the first finished run in table
-    order); ``gantt_window``: (start, end) in seconds from the trace origin (default: the 2
-    days after its first submission, cut to 400 jobs). ``metrics``: the catalog columns
+    order); ``gantt_window``: (start, end) in seconds from the trace origin (default: its
+    busiest 2 days, as ``schedlab run --plot``; cut to 400 jobs). ``metrics``: the catalog columns
     drawn as bar charts; ``table_metrics``: those in the comparison table. CDFs and time
     series are drawn for the first ``max_groups`` workload x load factor groups, one line per
     policy (its lowest seed).

@@ -18,7 +18,7 @@ from schedlab.errors import ConfigError
 from schedlab.experiments.reproduce import dirac, hlw
 from schedlab.experiments.reproduce.common import Reproduction, change
 from schedlab.experiments.reproduce.published import DBF_TABLES, PPS_TABLES
-from schedlab.report.style import new_figure, save
+from schedlab.report.style import legend_below, legend_beside, log_axis, new_figure, save
 
 
 def draw_figures(paper: str, reproduction: Reproduction, out: Path) -> list[Path]:
@@ -48,7 +48,7 @@ def dbf_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("priority jobs' mean wait,\nDBF vs CBF (%)")
-    ax.legend(fontsize=8)
+    legend_below(fig, ncols=2)  # under the bars, never over them
     return save(fig, path)
 
 
@@ -77,14 +77,15 @@ def pps_figure(rows: Sequence[dict[str, Any]], path: Path) -> Path:
                 f"{marker}--",
                 color=color,
                 alpha=0.45,
-                label=f"{policy} ({paper_name}, paper)",
+                label=f"{policy}, published for the workload in the title",
             )
         ax.set_title(f"{name} (for {paper_name})", fontsize=9)
         ax.set_xlabel("load factor")
-        ax.set_yscale("log")
+        log_axis(ax, "y", "log", steps=(1.0, 2.0, 5.0))
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6)
     axes[0].set_ylabel("mean response time (s)")
+    if workloads:  # one legend for the panels, which share their entries
+        legend_below(fig, *axes[0].get_legend_handles_labels(), ncols=2)
     return save(fig, path)
 
 
@@ -132,7 +133,7 @@ def mmc_figure(
                     color="#d62728", lw=1, label="its expectation (400 runs)")  # fmt: skip
         ax.set_title("Caron et al. (LIP RR-2005-13): M/M/4 protocol", fontsize=9)
         ax.set_xlabel("load ρ")
-        ax.legend(fontsize=7)
+        legend_below(fig, *ax.get_legend_handles_labels(), ncols=3)
     return save(fig, path)
 
 
@@ -152,12 +153,7 @@ def hlw_figure(values: dict[str, dict[str, list[float]]], path: Path) -> Path:
             ax.boxplot(data, showfliers=True, flierprops={"markersize": 2})
             low, high = min(min(d) for d in data), max(max(d) for d in data)
             if high > 4 * low:  # (RefN at n/N = 1/8) keep the others readable
-                from matplotlib.ticker import FuncFormatter
-
-                ax.set_yscale("log")
-                plain = FuncFormatter(lambda v, _: f"{v:g}")
-                ax.yaxis.set_major_formatter(plain)
-                ax.yaxis.set_minor_formatter(plain)
+                log_axis(ax, "y", "log", steps=(1.0, 2.0, 5.0))
             ax.set_xticks(range(1, len(names) + 1), [hlw.DISPLAY[p] for p in names], rotation=45,
                           fontsize=7)  # fmt: skip
         ax.set_title(
@@ -187,6 +183,7 @@ def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
     names = [n for n in ("push", "static") if n in series]
     fig = Figure(figsize=(5.2 * max(len(names), 1), 3.4), layout="constrained")
     axes = fig.subplots(1, max(len(names), 1), squeeze=False)[0]
+    lines: list[Any] = []
     for ax, name in zip(axes, names):
         frame = series[name]
         hours = np.asarray(frame["time"], dtype=np.float64) / 3600.0
@@ -202,7 +199,8 @@ def dirac_figure7(series: dict[str, Any], path: Path) -> Path:
         ax.set_title(f"({'ab'[names.index(name)]}) {dirac.DISPLAY[name]}", fontsize=9)
         ax.set_xlabel("time (h)")
         ax.set_ylabel("jobs queued, running (dotted: the 60 nodes)", fontsize=8)
-        ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=7, loc="center right")
+    if lines:  # one legend under both panels (they share it), never over the curves
+        legend_below(fig, lines, [str(line.get_label()) for line in lines], ncols=len(lines))
     return save(fig, path)
 
 
@@ -235,7 +233,7 @@ def dirac_figure8(contexts: dict[str, dict[str, Any]], path: Path) -> Path:
     far.set_xlim(left=0)
     far.set_yscale("log")
     far.set_xlabel("refresh period Δt (s)")
-    far.legend(fontsize=6, loc="upper left")
+    legend_below(fig, *far.get_legend_handles_labels(), ncols=3)
     return save(fig, path)
 
 
@@ -312,7 +310,7 @@ def tdcs_components_figure(means: dict[str, dict[str, float]], path: Path) -> Pa
         bottom += values
     ax.set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
     ax.set_ylabel("high-priority mean processing time (s)")
-    ax.legend(fontsize=7)
+    legend_beside(ax)
     return save(fig, path)
 
 
@@ -331,7 +329,7 @@ def tdcs_horizon_figure(curve: Sequence[Sequence[Any]], path: Path) -> Path:
     ax.set_xticks(x, labels)
     ax.set_xlabel("horizon H (global jobs per cluster)")
     ax.set_ylabel("seconds")
-    ax.legend(fontsize=7)
+    legend_beside(ax)
     return save(fig, path)
 
 

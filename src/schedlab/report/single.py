@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
@@ -58,9 +57,8 @@ DEFAULT_SPAN = drawing.GANTT_DEFAULT_SPAN  # seconds: the length of the default 
 MAX_JOBS = 400
 SHADE: dict[str, Any] = {"color": "#e8a33d", "alpha": 0.22, "linewidth": 0, "zorder": 0}
 
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-_TIME = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*", re.IGNORECASE)
 _WINDOW_FORMAT = "START:END, seconds or a number with s, m, h, d or w (e.g. 2d:3d, 36h:40h)"
+busiest_window = drawing.busiest_window  # (defined beside the Gantt drawing, which uses it)
 
 
 # -- arguments ---------------------------------------------------------------------------
@@ -77,12 +75,15 @@ def check_plot_path(path: str | Path, option: str = "path") -> Path:
 
 def parse_window(text: str, option: str = "--plot-window") -> tuple[float, float]:
     """``START:END`` in seconds from the trace origin; each bound is a number of seconds or
-    a number with a unit (s, m, h, d, w): ``2d:3d`` is (172800, 259200)."""
+    a number with a unit (s, m, h, d, w): ``2d:3d`` is (172800, 259200). Each bound is read
+    by ``drawing.parse_time``, the parser of every time option."""
     parts = text.split(":")
-    bounds = [_TIME.fullmatch(part) for part in parts]
-    if len(parts) != 2 or any(m is None for m in bounds):
+    if len(parts) != 2:
         raise ConfigError(option, text, _WINDOW_FORMAT)
-    start, end = (float(m[1]) * _UNITS[m[2].lower()] for m in bounds if m is not None)
+    try:
+        start, end = (drawing.parse_time(part, option) for part in parts)
+    except ConfigError:
+        raise ConfigError(option, text, _WINDOW_FORMAT) from None
     if end <= start:
         raise ConfigError(option, text, "START:END with END after START")
     return start, end
@@ -101,38 +102,6 @@ def _window(window: tuple[float, float] | str | None) -> tuple[float, float] | N
 
 
 # -- the run -----------------------------------------------------------------------------
-
-
-def busiest_window(
-    times: np.ndarray, busy: np.ndarray, span: float = DEFAULT_SPAN
-) -> tuple[float, float]:
-    """The window [s, s + span] in which the step function ``busy`` (the value holding
-    from each of ``times`` to the next) has the largest integral: the highest mean
-    utilization. Of several such windows, the earliest, moved on to its first busy instant
-    when it opens idle (that loses no use: a short burst is drawn from its start, not after
-    a quiet lead-in). The whole run when it is not longer than ``span``.
-
-    The integral over [s, s + span] is piecewise linear in s, with corners where s or
-    s + span meets a time: its maximum is at one of those, so they are the candidates.
-    """
-    times = np.asarray(times, dtype=np.float64)
-    busy = np.asarray(busy, dtype=np.float64)
-    if times.size == 0:
-        return 0.0, span
-    t0, t1 = float(times[0]), float(times[-1])
-    if t1 - t0 <= span:
-        return (t0, t1) if t1 > t0 else (t0, t0 + span)
-    area = np.concatenate(([0.0], np.cumsum(busy[:-1] * np.diff(times))))
-    starts = np.unique(np.clip(np.concatenate((times, times - span)), t0, t1 - span))
-    score = np.interp(starts + span, times, area) - np.interp(starts, times, area)
-    best = float(score.max())
-    # the earliest of the busiest (rounding must not pick a later one of equal use)
-    start = float(starts[np.flatnonzero(score >= best - 1e-9 * max(abs(best), 1.0))[0]])
-    if busy[np.searchsorted(times, start, side="right") - 1] <= 0:
-        later = np.flatnonzero((times > start) & (busy > 0))
-        if later.size:
-            start = float(times[later[0]])
-    return start, start + span
 
 
 @dataclass(frozen=True)
@@ -307,24 +276,8 @@ def panels(
 # -- the page ----------------------------------------------------------------------------
 
 
-def _seconds(value: float) -> str:
-    """A time from the trace origin: seconds, and days when that helps."""
-    text = f"{value:,.0f} s"
-    return f"{text} (day {value / 86400:.2f})" if abs(value) >= 86400 else text
-
-
 def _captions(run: _Run, drawn: drawing.GanttDrawn, max_jobs: int) -> dict[str, str]:
     source = "recorded during the run" if run.recorded else "rebuilt from the per-job table"
-    window = (
-        f"the busiest {DEFAULT_SPAN / 86400:g} days of the run (highest mean utilization)"
-        if run.default_window
-        else "the window asked for"
-    )
-    cut = (
-        f"; at most {max_jobs} jobs are drawn, so the window was cut where the next one starts"
-        if drawn.shortened
-        else ""
-    )
     waits = drawing.job_values(run.jobs, "wait_time")
     quantiles = (
         "median {:,.0f} s, 90th percentile {:,.0f} s, ".format(*np.quantile(waits, [0.5, 0.9]))
@@ -339,11 +292,8 @@ def _captions(run: _Run, drawn: drawing.GanttDrawn, max_jobs: int) -> dict[str, 
         f"time-weighted means over 2000 bins; {shaded}.",
         "wait": f"Wait time (start - submit) of every job: {quantiles}logarithmic axis, "
         "linear below 1 s so that jobs that did not wait show.",
-        "gantt": f"{drawn.jobs:,} jobs running from {_seconds(drawn.start)} to "
-        f"{_seconds(drawn.end)}: {window}{cut}. Each bar spans a job's start to its end over "
-        "as many rows as it has processors; the rows are a first-fit drawing, not the "
-        "allocation the simulator made (it counts processors, it does not name them). "
-        "Hatched: killed at the requested time.",
+        "gantt": f"{drawing.gantt_window_text(drawn, run.default_window, max_jobs)}. "
+        + drawing.GANTT_EXPLAINED,
     }
 
 
@@ -356,6 +306,7 @@ def render_html(
 ) -> str:
     """The page of ``result`` as text: title, the run's numbers, the four figures, each a
     ``<figure class="chart" data-chart="NAME">`` (``<body data-figures="4">``)."""
+    from schedlab.humanize import metric_label, metric_text
     from schedlab.version import __version__
 
     figs, run, drawn = _figures(result, window, max_jobs, title)
@@ -370,8 +321,8 @@ def render_html(
         ("processors", _fmt(run.procs)),
         ("load factor", _fmt(result.load_factor)),
         ("kill on overrun", _fmt(result.kill_on_overrun)),
-        *((style.METRIC_LABELS.get(k, k.replace("_", " ")), _fmt(v)) for k, v in summary.items()),
-        ("Gantt window", f"{_seconds(drawn.start)} to {_seconds(drawn.end)}"),
+        *((metric_label(k), metric_text(k, v, missing="—")) for k, v in summary.items()),
+        ("Gantt window", f"{drawing.trace_time(drawn.start)} to {drawing.trace_time(drawn.end)}"),
     ]
     numbers = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
     heading = escape(run.heading)
@@ -384,7 +335,8 @@ def render_html(
         f'<body data-figures="{page.count}">\n'
         f"<header><h1>{heading}</h1><p>one run of schedlab</p></header>\n<main>\n"
         f'<section id="summary"><h2>Summary</h2>\n<dl class="counts">{numbers}</dl>\n'
-        '<p class="note">Times in seconds from the trace origin.</p></section>\n'
+        '<p class="note">Durations as 2h 13m (--json and --jobs-out keep seconds); times '
+        "of the Gantt window in seconds from the trace origin.</p></section>\n"
         f'<section id="figures"><h2>Figures</h2>\n{_charts(charts, "")}\n</section>\n'
         "</main>\n</body>\n</html>\n"
     )

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = [
     "METRIC_LABELS",
     "blank",
+    "legend_beside",
+    "legend_below",
     "log_axis",
     "new_figure",
     "policy_colors",
@@ -63,6 +65,16 @@ METRIC_LABELS: dict[str, str] = {
     "busy_procs": "busy processors",
     "normalized_cmax": "normalized Cmax (Cmax / lower bound)",
     "filling": "filling (allocated area / Cmax x N)",
+    # grid runs: each names the jobs it covers (meta-jobs, local jobs)
+    "global_mean_wait_time": "meta-jobs: mean global wait (s)",
+    "global_mean_local_wait_time": "meta-jobs: mean local wait (s)",
+    "global_mean_execution_time": "meta-jobs: mean execution (s)",
+    "global_mean_response_time": "meta-jobs: mean response (s)",
+    "global_makespan": "meta-jobs: makespan (s)",
+    "local_mean_wait_time": "local jobs: mean wait (s)",
+    "local_mean_response_time": "local jobs: mean response (s)",
+    "local_makespan": "local jobs: makespan (s)",
+    "matcher_requests": "matcher requests",
 }
 
 
@@ -109,9 +121,14 @@ def _compact(value: float, _pos: Any = None) -> str:
     return f"{value:g}"
 
 
-def log_axis(ax: Axes, which: str, scale: str, **kwargs: Any) -> None:
-    """Set a log or symlog scale with compact plain-text labels at the decades."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+def log_axis(
+    ax: Axes, which: str, scale: str, *, steps: tuple[float, ...] = (), **kwargs: Any
+) -> None:
+    """Set a log or symlog scale with compact plain-text labels at the decades, and at
+    ``steps`` within each decade when given (``(1, 2, 5)``: 1, 2, 5, 10, 20, ...), for
+    an axis spanning about one decade. Minor ticks stay unlabelled: labelling them piles
+    the labels up where the decade narrows."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     if which == "x":
         ax.set_xscale(scale, **kwargs)
@@ -119,8 +136,26 @@ def log_axis(ax: Axes, which: str, scale: str, **kwargs: Any) -> None:
     else:
         ax.set_yscale(scale, **kwargs)
         axis = ax.yaxis
+    if steps:
+        axis.set_major_locator(LogLocator(base=10.0, subs=steps))
     axis.set_major_formatter(FuncFormatter(_compact))
     axis.set_minor_formatter(NullFormatter())
+
+
+def legend_beside(ax: Axes, **kwargs: Any) -> Any:
+    """The legend of ``ax`` to the right of its drawing, never over a bar or a line (a
+    figure laid out by matplotlib, as every figure here is, makes room for it)."""
+    options: dict[str, Any] = {"fontsize": 8, "title_fontsize": 8, "frameon": False}
+    options.update(kwargs)
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.3, **options)
+
+
+def legend_below(fig: Figure, *args: Any, **kwargs: Any) -> Any:
+    """One legend for the whole figure, under its drawings (for panels that share their
+    entries, or axes with no room beside them)."""
+    options: dict[str, Any] = {"fontsize": 8, "frameon": False}
+    options.update(kwargs)
+    return fig.legend(*args, loc="outside lower center", **options)
 
 
 def style_axes(ax: Axes) -> Axes:

@@ -589,8 +589,10 @@ class CpaParams:
 
 @register_policy
 class CriticalPathAndArea:
-    """CPA, clairvoyant: ``prepare`` plans the realised instance; the run replays the plan,
-    starting each task at its planned time on its planned processors (SPEC 7)."""
+    """CPA (Lanore and Klein), clairvoyant: a plan of the realised instance, replayed.
+
+    ``prepare`` plans the realised instance; the run replays the plan, starting each task at
+    its planned time on its planned processors (SPEC 7)."""
 
     name: ClassVar[str] = "cpa"
     # written for moldable jobs (`schedlab run` notes when a workload has none)

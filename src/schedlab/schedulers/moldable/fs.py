@@ -136,7 +136,7 @@ class FairShare05mPXParams(FsParams):
 
 @register_policy
 class FairShare(ParamsPolicy[FsParams]):
-    """FS: fair-share allocation, longest first list scheduling (Lanore and Klein; SPEC 7)."""
+    """FS: fair-share allocation, longest first list scheduling (Lanore and Klein)."""
 
     name: ClassVar[str] = "fs"
     # written for moldable jobs (`schedlab run` notes when a workload has none)
@@ -290,7 +290,7 @@ class FairShare(ParamsPolicy[FsParams]):
 
 @register_policy
 class FairShare05(FairShare):
-    """FS0.5: FS that starts nothing while a running task ends within 0.5 s (SPEC 7)."""
+    """FS0.5: FS that starts nothing while a running task ends within 0.5 s."""
 
     name: ClassVar[str] = "fs0.5"
     Params: ClassVar[type] = FairShare05Params
@@ -298,7 +298,7 @@ class FairShare05(FairShare):
 
 @register_policy
 class FairShare05X(FairShare):
-    """FS0.5X: FS0.5 that gives the nodes left free to the longest tasks started (SPEC 7)."""
+    """FS0.5X: FS0.5 that gives the nodes left free to the longest tasks started."""
 
     name: ClassVar[str] = "fs0.5x"
     Params: ClassVar[type] = FairShare05XParams

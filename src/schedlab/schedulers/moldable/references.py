@@ -74,7 +74,7 @@ class RandParams:
 
 @register_policy
 class RandomReference(ParamsPolicy[RandParams]):
-    """rand: a random node count per task, reserved at its earliest start (SPEC 7)."""
+    """rand: a random node count per task, reserved at its earliest start."""
 
     name: ClassVar[str] = "rand"
     # written for moldable jobs (`schedlab run` notes when a workload has none)
@@ -171,7 +171,7 @@ class RefNParams(SlotParams):
 
 @register_policy
 class Ref4(ParamsPolicy[SlotParams]):
-    """Ref4: HLW's parallel loop, one tau0 chain per slot of floor(N/4) nodes (SPEC 7)."""
+    """Ref4: HLW's parallel loop, one tau0 chain per slot of floor(N/4) nodes."""
 
     name: ClassVar[str] = "ref4"
     # written for moldable jobs (`schedlab run` notes when a workload has none)
@@ -255,7 +255,7 @@ class Ref4(ParamsPolicy[SlotParams]):
 
 @register_policy
 class RefN(Ref4):
-    """RefN: HLW's parallel loop generalised to N slots of one node (SPEC 7)."""
+    """RefN: HLW's parallel loop generalised to N slots of one node."""
 
     name: ClassVar[str] = "refn"
     Params: ClassVar[type] = RefNParams
