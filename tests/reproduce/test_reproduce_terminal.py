@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,11 @@ def test_quiet_silences_the_wrote_lines(out: Path, at_80: tuple[str, str]) -> No
     stdout, stderr = _invoke(out, 80, "-q")
     assert stderr == ""
     assert stdout == at_80[0]
+
+
+def test_the_notes_name_no_file_the_wheel_lacks(at_80: tuple[str, str]) -> None:
+    """An installed copy has no docs/ or examples/ folder: the notes say what to run instead
+    (issue 23, item 7)."""
+    stdout, stderr = at_80
+    assert not re.search(r"docs/|examples/|SPEC \d|module doc", stdout + stderr)
+    assert "schedlab example platform-tdcs" in stdout

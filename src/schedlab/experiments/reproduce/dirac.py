@@ -399,8 +399,8 @@ def reproduce_dirac(
     seeds = seeds_of(quick)
     notes = [
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}) per point; the seed draws the workload "
-        "and seeds the meta-scheduler; platform: the paper's Table 2 (builtin:dirac = "
-        "examples/platform-dirac.toml).",
+        "and seeds the meta-scheduler; platform: the paper's Table 2 (builtin:dirac; "
+        "`schedlab example platform-dirac` prints it).",
         "Figure 9's strategies at their defaults: push Δt = 0; DIRAC ε = 0.3, retry 60 s.",
         "Push breaks ties to the lowest site (schedlab's rule); the row 'ties: free processors' is "
         'push with tie = "free", a sensitivity run (not in Figure 8\'s curve).',
@@ -408,7 +408,7 @@ def reproduce_dirac(
         "section 3; it does not name the variant of that line).",
         "Matcher requests: the paper's 872 (static) are the static agents' requests, all "
         "the matcher receives; its 699 ('dynamic' deployment, mode not said) compare with the "
-        "pilot agents' probes (grid/dirac.py, docs/model.md); the pilots' own pulls (first "
+        "pilot agents' probes; the pilots' own pulls (first "
         "pulls, refills) come on top, in 'all matcher requests'.",
         "The paper's figures have no tables: its column is what its text states.",
     ]
