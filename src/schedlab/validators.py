@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy as np
 from schedlab.errors import ConfigError
 
 __all__ = [
+    "MAX_MEMORY_MIB",
     "MAX_SEED",
     "MAX_TIME",
     "check_fraction",
@@ -31,6 +33,7 @@ __all__ = [
     "is_finite",
     "is_int",
     "is_number",
+    "parse_memory_mib",
 ]
 
 MAX_SEED = 2**63 - 1  # numpy takes any int >= 0; a stored seed must fit an int64 column
@@ -159,3 +162,43 @@ def check_seconds(
         else:
             allowed = f"a number of seconds in {'(' if positive else '['}0, {high:g}]"
     return check_number(option, value, low=0.0, high=high, open_low=positive, allowed=allowed)
+
+
+# Memory sizes (MiB, the unit of every memory in a run). Slurm (``--mem``, ``RealMemory``,
+# ``ReqMem``, TRES ``mem=``) writes K, M, G, T with M the default; PBS (``mem=256gb``) writes
+# b, kb, mb, gb, tb. Both mean powers of 1024, so here K, M, G and T do too, whether
+# followed by B, iB or nothing; a bare B is bytes. 2**40 MiB (1 EiB) is far beyond any node
+# or job, and a sum of them over 2**31 nodes stays a finite float.
+MAX_MEMORY_MIB = float(2**40)
+_MEMORY = re.compile(
+    r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:([kmgt])(?:i?b)?|(b))?\s*", re.IGNORECASE
+)
+_MIB_PER_UNIT = {None: 1.0, "k": 1 / 1024, "m": 1.0, "g": 1024.0, "t": 1024.0**2}
+
+
+def parse_memory_mib(value: object, where: str, *, positive: bool = True) -> float:
+    """A memory size in MiB from a number (MiB) or a string with a unit (``"256G"``,
+    ``"512M"``, ``"1.5T"``, ``"64GiB"``, ``"4096"``; K, M, G, T are 1024-based and
+    case-insensitive, B alone is bytes), in (0, `MAX_MEMORY_MIB`] (``positive``) or
+    [0, `MAX_MEMORY_MIB`]; else a `ConfigError` naming ``where``. One parser for platform
+    files and importers, so "256G" means the same everywhere."""
+    allowed = (
+        f"a memory size {'>' if positive else '>='} 0 and at most 2**40 MiB (1 EiB): a number "
+        'of MiB or a string such as "256G", "512M" or "1.5T" (K, M, G, T: 1024-based; B or '
+        "iB may follow)"
+    )
+    if isinstance(value, str):
+        found = _MEMORY.fullmatch(value) if len(value) <= 100 else None
+        if found is None:
+            raise ConfigError(where, value, allowed)
+        unit = found.group(2).lower() if found.group(2) else None
+        per = 1 / 1024**2 if found.group(3) else _MIB_PER_UNIT[unit]
+        mib = float(found.group(1)) * per
+    elif is_number(value):
+        mib = float(value)  # type: ignore[arg-type]
+    else:
+        raise ConfigError(where, value, allowed)
+    above_zero = mib > 0 if positive else mib >= 0
+    if not (above_zero and mib <= MAX_MEMORY_MIB):  # NaN fails too
+        raise ConfigError(where, value, allowed)
+    return mib
