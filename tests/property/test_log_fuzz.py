@@ -3,8 +3,9 @@ from a hostile world.
 
 Property: a valid log with a few mutations (huge numbers, 1e400, nan, -0, non-ASCII digits,
 Unicode line separators, cells beyond the csv field limit, duplicated columns, impossible
-dates and zones, stray quotes and delimiters) either reads into a `Workload` that keeps the
-invariants the engine relies on, or raises a `SchedlabError` whose message is one printable
+dates and zones, stray quotes and delimiters; also in what a job asks of the nodes, issue
+24: TRES lists, PBS chunks and places, CSV sizes) either reads into a `Workload` that keeps
+the invariants the engine relies on, or raises a `SchedlabError` whose message is one printable
 line; never another exception. Deterministic (``derandomize=True``, no example database)
 and sized to run in seconds; the command-line test at the end checks that such errors reach
 the user as one line on stderr with exit code 2.
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 from schedlab.errors import SchedlabError
 from schedlab.workload.importers import read_trace
+from schedlab.workload.importers.common import MAX_MEMORY_MIB
 from schedlab.workload.job import MAX_PROCS, MAX_TIME, N_FIELDS, Workload
 
 
@@ -50,23 +52,26 @@ def folder() -> Iterator[Path]:
 
 SACCT_COLUMNS = (
     "JobID|JobIDRaw|JobName|User|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|"
-    "AllocCPUS|ReqCPUS|ReqMem|NNodes|TotalCPU|State"
+    "AllocCPUS|ReqCPUS|ReqMem|NNodes|TotalCPU|State|ReqNodes|ReqTRES|AllocTRES"
 )
 SACCT_RECORDS = [
     "100|100|sim|alice|cpu|normal|2024-03-01T00:00:00|2024-03-01T00:00:10|"
-    "2024-03-01T01:00:10|01:00:00|02:00:00|4|4|4000Mc|1|03:00:00|COMPLETED",
+    "2024-03-01T01:00:10|01:00:00|02:00:00|4|4|4000Mc|1|03:00:00|COMPLETED|1|"
+    "billing=4,cpu=4,mem=16000M,node=1|cpu=4,mem=16000M,node=1",
     "100.batch|100.batch|batch||||2024-03-01T00:00:10|2024-03-01T00:00:10|"
-    "2024-03-01T01:00:10|01:00:00||4|4|4000Mc|1|02:59:58|COMPLETED",
+    "2024-03-01T01:00:10|01:00:00||4|4|4000Mc|1|02:59:58|COMPLETED|1||cpu=4,mem=16000M,node=1",
     "101|101|post|bob|gpu|high|2024-03-01T00:01:00|2024-03-01T00:02:00|"
-    "2024-03-01T00:32:00|00:30:00|1-00:00:00|8|8|16Gn|2|00:00:00|FAILED",
+    "2024-03-01T00:32:00|00:30:00|1-00:00:00|8|8|16Gn|2|00:00:00|FAILED|1|"
+    "cpu=8,gres/gpu=4,gres/gpu:a100=4,mem=32G,node=1|cpu=8,gres/gpu:a100=4,mem=32G,node=2",
     "104_1|105|arr|dave|cpu|normal|2024-03-01T00:10:00|2024-03-01T00:10:00|"
-    "2024-03-01T00:20:00|00:10:00|10:00|1|1||1|00:09:00|TIMEOUT",
+    "2024-03-01T00:20:00|00:10:00|10:00|1|1||1|00:09:00|TIMEOUT|1|cpu=1,node=1|",
     "110+0|110|het|erin|cpu|normal|2024-03-01T00:40:00|2024-03-01T00:41:00|"
-    "2024-03-01T00:51:00|00:10:00|01:00:00|2|2|1G|1|00:00:00|COMPLETED",
+    "2024-03-01T00:51:00|00:10:00|01:00:00|2|2|1G|1|00:00:00|COMPLETED|1|cpu=2,node=1|",
     "110+1|111|het|erin|gpu|normal|2024-03-01T00:40:00|2024-03-01T00:41:00|"
-    "2024-03-01T00:51:00|00:10:00|01:00:00|4|4|1G|1|00:00:00|COMPLETED",
+    "2024-03-01T00:51:00|00:10:00|01:00:00|4|4|1G|1|00:00:00|COMPLETED|1|"
+    "cpu=4,gres/gpu:v100=2,node=1|",
     "112|112|x|bob|cpu|normal|1709254800|1709254860|1709255160|5|UNLIMITED|2|2|2G|1|"
-    "00:00:00|CANCELLED by 1001",
+    "00:00:00|CANCELLED by 1001|||",
 ]
 SACCT = "\n".join([SACCT_COLUMNS, *SACCT_RECORDS]) + "\n"
 
@@ -75,27 +80,31 @@ PBS_RECORDS = [
     "03/01/2024 00:12:00;D;201.srv;requestor=bob@login1",
     "03/01/2024 00:12:00;E;201.srv;user=bob group=chem jobname=post queue=batch "
     "ctime=1709251260 qtime=1709251290 start=1709251320 exec_host=n2/0+n2/1+n3/0-1 "
-    "Resource_List.nodes=2:ppn=2 Resource_List.walltime=01:00:00 end=1709251920 "
+    "Resource_List.nodes=2:ppn=2:gpus=1 Resource_List.walltime=01:00:00 end=1709251920 "
     "Exit_status=271 resources_used.cput=00:20:00 resources_used.mem=2048kb "
-    "resources_used.walltime=00:10:00",
+    "resources_used.walltime=00:10:00 Resource_List.pmem=512mb Resource_List.place=pack",
     "03/01/2024 00:15:00;E;203.srv;user=alice group=phys jobname=small queue=batch "
     "ctime=1709251800 start=1709251800 exec_host=n1/4 Resource_List.ncpus=1 "
-    "Resource_List.walltime=3600 end=1709252100 Exit_status=0",
+    "Resource_List.walltime=3600 end=1709252100 Exit_status=0 Resource_List.mem=1gb "
+    "Resource_List.ngpus=1",
     "03/01/2024 00:17:40;E;204[2].srv;user=dave jobname=arr queue=batch ctime=1709252200 "
     "start=1709252210 exec_host=n1/6 Resource_List.select=1:ncpus=1 end=1709252260 "
     "Exit_status=0 resources_used.walltime=00:00:50",
     '03/01/2024 00:36:40;E;202.srv;user=carol jobname="my job" queue=workq ctime=1709251500 '
-    "start=1709251600 exec_host=n4/0*8+n5/0*8 Resource_List.select=2:ncpus=8 "
-    "Resource_List.mem=8gb end=1709253400 Exit_status=1 resources_used.walltime=00:30:00",
+    "start=1709251600 exec_host=n4/0*8+n5/0*8 Resource_List.select=1:ncpus=8:ngpus=2:mem=4gb"
+    "+1:ncpus=4 Resource_List.mem=8gb end=1709253400 Exit_status=1 "
+    "resources_used.walltime=00:30:00 Resource_List.place=scatter:excl Resource_List.nodect=2",
 ]
 PBS = "\n".join(PBS_RECORDS) + "\n"
 
 CSV = """\
-job_id,submit,start,end,run,procs,requested_time,used_memory,status,user,queue
-1,2024-03-01T00:00:00Z,2024-03-01T00:01:00Z,2024-03-01T01:01:00Z,,4,02:00:00,1024,done,alice,q1
-2,2024-03-01T01:10:00+01:00,1709252000,,600,2,900,,failed,bob,q2
-3,1709253000,1709253000,1709253030,,1,0-01:00,NA,COMPLETED,"carol, jr",q1
-4,1709253600,,,50,8,,,5,alice,q2
+job_id,submit,start,end,run,procs,requested_time,used_memory,status,user,queue,nodes,gpus,\
+mem,mem_per_core,exclusive
+1,2024-03-01T00:00:00Z,2024-03-01T00:01:00Z,2024-03-01T01:01:00Z,,4,02:00:00,1024,done,alice,\
+q1,2,4,64G,,yes
+2,2024-03-01T01:10:00+01:00,1709252000,,600,2,900,,failed,bob,q2,1,0,,1.5GiB,0
+3,1709253000,1709253000,1709253030,,1,0-01:00,NA,COMPLETED,"carol, jr",q1,,1,4000,,NA
+4,1709253600,,,50,8,,,5,alice,q2,2,,1T,,1
 """
 
 LOGS = {"slurm": SACCT, "pbs": PBS, "csv": CSV}
@@ -159,6 +168,16 @@ NASTY_TOKENS = [
     "9" * 30 + "gb",
     "PENDING",
     "CANCELLED by 1",
+    "cpu=1e400,gres/gpu=٣",
+    "cpu=8,gres/gpu:a=2147483647,gres/gpu:b=1",
+    "cpu=8,mem=1G,mem=2G,node=1",
+    "mem=" + "9" * 30 + "T",
+    "4294967296Gc",
+    "2:ncpus=4:ngpus=99999999999",
+    "2147483647:ncpus=0+1:ncpus=0",
+    "scatter:excl",
+    "64iB",
+    "1.5T",
 ]
 INSERTS = ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1e", "\r", "\n", "\r\n", "٣"]
 
@@ -223,6 +242,15 @@ def check_workload(w: Workload) -> None:
     ids = w.fields[:, 0]
     assert (ids == np.trunc(ids)).all() and (np.abs(ids) < 2**53).all()
     assert all(v >= 0 for v in w.skipped.values())
+    for name, values in w.attributes.items():  # the node requests (issue 24): NaN or bounded
+        assert values.shape == (len(w),), name
+        known = values[~np.isnan(values)]
+        high = MAX_MEMORY_MIB if name == "req_mem_per_node" else MAX_PROCS
+        assert ((known >= 0) & (known <= high)).all(), name
+        if name == "exclusive":
+            assert np.isin(known, (0.0, 1.0)).all()
+        elif name != "req_mem_per_node":
+            assert (known == np.trunc(known)).all(), name
 
 
 def read_log(folder: Path, fmt: str, data: bytes) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +19,9 @@ from schedlab.cli.common import (
 )
 from schedlab.errors import ConfigError, printable
 from schedlab.outputs import is_stdout
+
+if TYPE_CHECKING:
+    from schedlab.workload.job import Workload
 
 workload_app = typer.Typer(no_args_is_help=True, help="Inspect, generate and convert workloads.")
 
@@ -232,6 +235,37 @@ def workload_convert(
     if estimates is not None:
         applied.append(f"Tsafrir estimates added where missing ({estimates})")
     require_jobs(wl)
+    _note_dropped_requests(wl)
     wl = for_swf(wl, source=Path(path).name, applied=applied)
     write_swf(wl, output)
     wrote(f"{len(wl):,} jobs to {'standard output' if is_stdout(output) else output}")
+
+
+def _note_dropped_requests(wl: Workload) -> None:
+    """Say what of the jobs' node requests SWF cannot carry (docs/importers.md): it keeps
+    processors (fields 5/8) and memory per processor (field 10) only."""
+    import numpy as np
+
+    from schedlab.notes import note
+
+    lost = {
+        "node counts": "req_nodes",
+        "cores per node": "req_cores_per_node",
+        "memory per node": "req_mem_per_node",
+        "GPUs": "req_gpus_per_node",
+        "exclusive nodes": "exclusive",
+    }
+    given = {  # (> 0: jobs with GPUs, asking for whole nodes; NaN: unknown)
+        what: int(np.count_nonzero(wl.attributes[name] > 0))
+        for what, name in lost.items()
+        if name in wl.attributes
+    }
+    given = {what: n for what, n in given.items() if n}
+    if given:
+        counts = ", ".join(
+            f"{what} ({n:,} {'job' if n == 1 else 'jobs'})" for what, n in given.items()
+        )
+        note(
+            f"SWF has no field for {counts}: not written (SWF keeps processors, fields 5/8, "
+            "and requested memory per processor, field 10, where the log gave it)"
+        )

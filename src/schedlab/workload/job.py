@@ -49,7 +49,19 @@ F = {name: i for i, name in enumerate(SWF_FIELDS)}
 # ``parallel_fraction``: pi of Amdahl's law for a moldable job (engine.durations); NaN for a
 # rigid one. Its run and requested times are those at its requested size; a moldable-aware
 # policy may start it on another processor count (the engine computes the time).
-ATTRIBUTES: dict[str, type] = {"deadline_time": np.float64, "parallel_fraction": np.float64}
+# ``req_nodes``, ``req_cores_per_node``, ``req_mem_per_node`` (MiB), ``req_gpus_per_node``
+# and ``exclusive`` (1.0 whole nodes asked for, 0.0 not): what a job of a Slurm, PBS or CSV
+# log asks of the nodes (docs/importers.md); NaN where the log does not say. A job whose
+# ``req_nodes`` is NaN is a plain processor request (SWF fields 5/8).
+ATTRIBUTES: dict[str, type] = {
+    "deadline_time": np.float64,
+    "parallel_fraction": np.float64,
+    "req_nodes": np.float64,
+    "req_cores_per_node": np.float64,
+    "req_mem_per_node": np.float64,
+    "req_gpus_per_node": np.float64,
+    "exclusive": np.float64,
+}
 
 # Reasons a job of a trace is not simulated; counted, never dropped silently (SPEC 2).
 SKIP_REASONS: tuple[str, ...] = ("nonpositive_run_time", "nonpositive_procs", "wider_than_machine")

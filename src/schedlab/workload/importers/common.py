@@ -42,11 +42,21 @@ a `WorkloadError` naming the file, line and field, never a skipped job or a trac
   of 1970, so any difference of two (a submit time from the log's first, a wait, End -
   Start) stays within `MAX_TIME`; time-zone offsets are below 24 hours, minutes below 60.
 * **Durations** (run, requested and CPU times) are at most `MAX_TIME` seconds.
-* **Counts** of processors or nodes are whole numbers up to `MAX_PROCS` (2**31 - 1);
+* **Counts** of processors, nodes or GPUs are whole numbers up to `MAX_PROCS` (2**31 - 1);
   **job ids** whole numbers below 2**53 (`JOB_ID_LIMIT`, what float64 holds exactly);
-  **memory** sizes at most `MAX_MEMORY_KB` (2**53 KB, 8 EiB).
+  **memory** sizes at most `MAX_MEMORY_KB` (2**53 KB, 8 EiB; `MAX_MEMORY_MIB` per node).
 * `JobLog.build` checks the SWF times it writes once more (submit, wait, run and
   requested time within `MAX_TIME`), naming the record's line, whatever path made them.
+
+**Resources asked for** (`Request`, docs/importers.md): what a job asks of the nodes
+becomes the workload attributes ``req_nodes``, ``req_cores_per_node``,
+``req_mem_per_node`` (MiB), ``req_gpus_per_node`` and ``exclusive`` (`job.ATTRIBUTES`),
+NaN where the log does not say; SWF fields 5/8 and 10 stay as they are. Totals are shared
+out over the nodes (`per_node`): memory exactly, counts rounded up (a job of 10 CPUs on 3
+nodes needs 4 on its busiest node). A job without a node count has no per-node values
+from totals (its GPUs or memory are then counted in a note): it is a plain processor
+request. A log none of whose jobs says anything of its resources gives a workload without
+these attributes, as an SWF trace does.
 """
 
 from __future__ import annotations
@@ -60,6 +70,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TypeVar
 
 import numpy as np
 
@@ -79,11 +90,14 @@ __all__ = [
     "COUNT_EXPECTED",
     "MAX_INSTANT",
     "MAX_MEMORY_KB",
+    "MAX_MEMORY_MIB",
+    "REQUEST_ATTRIBUTES",
     "UNKNOWN_WORDS",
     "Job",
     "JobLog",
     "Numbering",
     "OutOfRange",
+    "Request",
     "checked_memory",
     "is_unknown",
     "listed",
@@ -92,6 +106,7 @@ __all__ = [
     "parse_field",
     "parse_instant",
     "parse_job_id",
+    "per_node",
     "read_text",
     "shown",
     "split_lines",
@@ -105,6 +120,8 @@ UNKNOWN_WORDS = frozenset({"", "unknown", "none", "na", "n/a", "null", "-"})
 MAX_INSTANT = MAX_TIME / 2
 # Memory sizes (KB): 2**53 KB = 8 EiB, beyond any machine, exact in float64.
 MAX_MEMORY_KB = float(2**53)
+MAX_MEMORY_MIB = MAX_MEMORY_KB / 1024.0  # the same bound for a node's memory in MiB
+MEMORY_EXPECTED = "a memory size of at most 2**53 KB (8 EiB)"
 COUNT_EXPECTED = f"a whole number from 0 to {MAX_PROCS}"
 # A whole number with more digits is beyond every bound above (and int() of thousands of
 # digits is slow, refused by Python beyond 4300).
@@ -178,8 +195,19 @@ def parse_job_id(text: str) -> int:
 def checked_memory(kb: float) -> float:
     """``kb`` if a memory size up to `MAX_MEMORY_KB`, else OutOfRange."""
     if not kb <= MAX_MEMORY_KB:  # (NaN too)
-        raise OutOfRange("a memory size of at most 2**53 KB (8 EiB)")
+        raise OutOfRange(MEMORY_EXPECTED)
     return kb
+
+
+def per_node(total: float | None, nodes: float | None, *, whole: bool) -> float | None:
+    """``total`` (CPUs, GPUs: ``whole``; memory) shared out over ``nodes``: a count is
+    rounded up (the busiest node's share), memory is divided exactly. None when either
+    is unknown or there are no nodes."""
+    if total is None or not nodes:
+        return None
+    if whole:
+        return float(-(-int(total) // int(nodes)))
+    return total / nodes
 
 
 def _non_ascii_digit(text: str) -> bool:
@@ -204,17 +232,21 @@ def is_unknown(text: str) -> bool:
     return text.strip().lower() in UNKNOWN_WORDS
 
 
+_T = TypeVar("_T")
+
+
 def parse_field(
     text: str | None,
-    parse: Callable[[str], float | None],
+    parse: Callable[[str], _T | None],
     expected: str,
     *,
     where: str,
     line: int,
     field: str,
-) -> float | None:
-    """A field of a log record through ``parse``: None if absent or unknown; text that
-    ``parse`` refuses is a WorkloadError naming the file, line and field."""
+) -> _T | None:
+    """A field of a log record through ``parse`` (a number, or what a field such as a
+    TRES list holds): None if absent or unknown; text that ``parse`` refuses is a
+    WorkloadError naming the file, line and field."""
     if text is None or is_unknown(text):
         return None
     try:
@@ -313,6 +345,33 @@ class Numbering:
         return [f"{key}: {number} {printable(name)}" for name, number in self.ids.items()]
 
 
+# Job attribute -> the `Request` field that holds it (module docstring).
+REQUEST_ATTRIBUTES = {
+    "req_nodes": "nodes",
+    "req_cores_per_node": "cores_per_node",
+    "req_mem_per_node": "mem_per_node",
+    "req_gpus_per_node": "gpus_per_node",
+    "exclusive": "exclusive",
+}
+
+
+@dataclass
+class Request:
+    """What a job asks of the nodes (module docstring); None where the log does not say.
+    ``unplaced`` names what the log gave as a job total that no node count shares out
+    (``"GPUs"``, ``"memory"``), for the note of `JobLog.build`."""
+
+    nodes: float | None = None
+    cores_per_node: float | None = None
+    mem_per_node: float | None = None  # MiB
+    gpus_per_node: float | None = None
+    exclusive: float | None = None
+    unplaced: tuple[str, ...] = ()
+
+    def known(self) -> bool:
+        return any(getattr(self, name) is not None for name in REQUEST_ATTRIBUTES.values())
+
+
 @dataclass
 class Job:
     """One job of a log: absolute times (s since the epoch), None where unknown."""
@@ -334,6 +393,7 @@ class Job:
     queue: int = -1
     partition: int = -1
     line: int | None = None  # of the record in the log (for errors)
+    request: Request | None = None  # nodes, cores, memory, GPUs asked for
 
 
 def _value(x: float | None) -> float:
@@ -409,13 +469,17 @@ class JobLog:
                 f"the log's submit times span {span / YEAR:,.0f} years (from "
                 f"{_date(origin)} to {_date(origin + span)}): check its dates"
             )
+        attributes, unplaced = _request_attributes(placed)
         header = self._header(source, len(placed), origin, max_procs, notes)
+        if unplaced:  # (told, not written: SWF has no field for what it is about)
+            notes.append(unplaced)
         workload = Workload.from_fields(
             fields,
             max_procs=max_procs,
             header=header,
             source=source,
             skipped=dict(self.skipped),
+            attributes=attributes,
         )
         return workload, notes
 
@@ -459,6 +523,33 @@ class JobLog:
         if skipped:
             header.append(f"Note: records skipped by the importer: {skipped}")
         return header
+
+
+def _request_attributes(jobs: list[Job]) -> tuple[dict[str, np.ndarray], str]:
+    """The request attributes of ``jobs`` (none when no job says anything of its
+    resources) and a note on the jobs whose GPUs or memory no node count shares out."""
+    requests = [job.request for job in jobs]
+    lost = Counter(what for r in requests if r is not None for what in r.unplaced)
+    note = ""
+    if lost:
+        count = sum(1 for r in requests if r is not None and r.unplaced)
+        jobs_text = "1 job gives" if count == 1 else f"{count:,} jobs give"
+        note = (
+            f"{jobs_text} {' and '.join(sorted(lost))} as a total without a node count: not "
+            "shared out over nodes (such a job is a plain processor request; give the log's "
+            "node counts)"
+        )
+    if not any(r is not None and r.known() for r in requests):
+        return {}, note
+    nan = float("nan")
+    attributes = {
+        name: np.array(
+            [nan if r is None or getattr(r, key) is None else getattr(r, key) for r in requests],
+            dtype=np.float64,
+        )
+        for name, key in REQUEST_ATTRIBUTES.items()
+    }
+    return attributes, note
 
 
 YEAR = 365.25 * 86400

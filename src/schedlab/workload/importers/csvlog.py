@@ -26,7 +26,27 @@ user, group       user_id, group_id                            12, 13
 executable        executable_id                                14
 queue             queue_id                                     15
 partition         partition_id                                 16
+nodes             req_nodes, nnodes                            attribute ``req_nodes``
+cores_per_node    req_cores_per_node                           ``req_cores_per_node``
+gpus              -                                            ``req_gpus_per_node`` (*)
+gpus_per_node     req_gpus_per_node                            ``req_gpus_per_node``
+mem               -                                            ``req_mem_per_node`` (*)
+mem_per_node      req_mem_per_node                             ``req_mem_per_node``
+mem_per_core      mem_per_cpu                                  ``req_mem_per_node`` (*)
+exclusive         -                                            ``exclusive``
 ================  ===========================================  ==========================
+
+**Resources asked for** (the workload attributes of `common`; docs/importers.md): ``nodes``
+and the per-node keys are taken as they are; (*) ``gpus`` and ``mem`` are the job's totals,
+shared out over its ``nodes`` (GPUs rounded up; without a node count they are not used, and
+a note counts such jobs), ``mem_per_core`` is multiplied by the cores per node. A per-node
+key wins over the total. Without ``cores_per_node``, the cores per node are
+``requested_procs`` (else ``procs``) over ``nodes``, rounded up. GPU and node counts are
+whole numbers (``0`` nodes or cores: unknown; ``0`` GPUs: none). Memory is MiB as a plain
+number, or a number with a unit ``K``, ``M``, ``G``, ``T`` or ``P`` (also ``KB``/``KiB``,
+..., all 1024-based; ``B`` bytes): ``64G``, ``4000M``, ``1.5T``; ``0``: unknown.
+``exclusive`` is ``1``/``0``, ``true``/``false`` or ``yes``/``no``. Columns named ``nodes``,
+``gpus``, ``mem`` or ``exclusive`` are taken without ``--columns``, like the others.
 
 Values: times (submit, start, end) are epoch seconds, plain seconds or dates
 (``2024-03-01T12:00:00``, ``2024-03-01 12:00``, with an optional zone; no zone: UTC);
@@ -39,13 +59,13 @@ numbered in order of first appearance. Empty cells, ``NA``, ``None``, ``Unknown`
 negative numbers mean unknown (-1 in SWF).
 
 **Refused** (one error naming the file, line and column; bounds in `common`): a column
-this reader reads named twice in the header, a processor count that is not a whole
-number (``4.5``; ``4.0`` is 4) or beyond 2**31 - 1, a status that is not a whole number
+this reader reads named twice in the header, a processor, node or GPU count that is not
+a whole number (``4.5``; ``4.0`` is 4) or beyond 2**31 - 1, a status that is not a whole number
 of magnitude below 2**31, a job id of 2**53 or more, non-ASCII digits, infinite numbers
 (``1e400``), times beyond 5e14 s from 1970, durations beyond 1e15 s, memory beyond 2**53
-KB, and a value over 131,072 characters (`MAX_CELL`) in a column this reader reads
-(cells of other columns may be longer: a job script, a comment). A quoted value may
-span lines; a record's errors name the line it starts on.
+KB (a node's memory too), and a value over 131,072 characters (`MAX_CELL`) in a column
+this reader reads (cells of other columns may be longer: a job script, a comment). A
+quoted value may span lines; a record's errors name the line it starts on.
 """
 
 from __future__ import annotations
@@ -60,10 +80,13 @@ from dataclasses import dataclass
 from schedlab.errors import ConfigError, WorkloadError, printable
 from schedlab.workload.importers.common import (
     COUNT_EXPECTED,
+    MAX_MEMORY_MIB,
+    MEMORY_EXPECTED,
     Job,
     JobLog,
     Numbering,
     OutOfRange,
+    Request,
     checked_memory,
     is_unknown,
     listed,
@@ -71,6 +94,7 @@ from schedlab.workload.importers.common import (
     parse_field,
     parse_instant,
     parse_job_id,
+    per_node,
     read_text,
     shown,
     split_lines,
@@ -100,8 +124,29 @@ COLUMN_KEYS: dict[str, tuple[str, ...]] = {
     "executable": ("executable", "executable_id"),
     "queue": ("queue", "queue_id"),
     "partition": ("partition", "partition_id"),
+    "nodes": ("nodes", "req_nodes", "nnodes"),
+    "cores_per_node": ("cores_per_node", "req_cores_per_node"),
+    "gpus": ("gpus",),
+    "gpus_per_node": ("gpus_per_node", "req_gpus_per_node"),
+    "mem": ("mem",),
+    "mem_per_node": ("mem_per_node", "req_mem_per_node"),
+    "mem_per_core": ("mem_per_core", "mem_per_cpu"),
+    "exclusive": ("exclusive",),
 }
 _NAME_KEYS = ("user", "group", "executable", "queue", "partition")
+# The keys of what a job asks of the nodes (module docstring).
+_RESOURCE_KEYS = frozenset(
+    (
+        "nodes",
+        "cores_per_node",
+        "gpus",
+        "gpus_per_node",
+        "mem",
+        "mem_per_node",
+        "mem_per_core",
+        "exclusive",
+    )
+)
 _STATUS_WORDS = {
     "done": 1,
     "completed": 1,
@@ -114,6 +159,11 @@ _STATUS_WORDS = {
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _WHOLE = re.compile(r"\d+", re.ASCII)
 _NEGATIVE = re.compile(r"-\d+", re.ASCII)  # SWF's -1: unknown
+_SIZE = re.compile(
+    r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?) ?([KMGTP]?)(I?B)?", re.ASCII | re.IGNORECASE
+)
+_SIZE_MIB = {"": 1.0, "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
+_FLAGS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
 _NAIVE_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][\d:.]+)?", re.ASCII)
 # Names of a column whose values are all whole numbers of at most this many digits are
 # kept as numbers (exact in float64); longer ones are numbered like any name.
@@ -290,28 +340,71 @@ def _read_row(log: JobLog, row: _Row, numeric: dict[str, bool]) -> bool:
             return -1
         return int(text) if numeric[key] else numbering(text)
 
-    log.jobs.append(
-        Job(
-            job_id=None if job_id is None else int(job_id),
-            submit=submit,
-            start=start,
-            run=run,
-            procs=numbers["procs"],
-            requested_procs=numbers["requested_procs"],
-            requested_time=row.value("requested_time", _duration, lasting),
-            avg_cpu_time=row.value("avg_cpu_time", _duration, lasting),
-            used_memory=numbers["used_memory"],
-            requested_memory=numbers["requested_memory"],
-            status=status,
-            user=name("user", log.users),
-            group=name("group", log.groups),
-            executable=name("executable", log.executables),
-            queue=name("queue", log.queues),
-            partition=name("partition", log.partitions),
-            line=row.lineno,
-        )
+    job = Job(
+        job_id=None if job_id is None else int(job_id),
+        submit=submit,
+        start=start,
+        run=run,
+        procs=numbers["procs"],
+        requested_procs=numbers["requested_procs"],
+        requested_time=row.value("requested_time", _duration, lasting),
+        avg_cpu_time=row.value("avg_cpu_time", _duration, lasting),
+        used_memory=numbers["used_memory"],
+        requested_memory=numbers["requested_memory"],
+        status=status,
+        user=name("user", log.users),
+        group=name("group", log.groups),
+        executable=name("executable", log.executables),
+        queue=name("queue", log.queues),
+        partition=name("partition", log.partitions),
+        line=row.lineno,
     )
+    # (after the SWF fields and their errors)
+    job.request = _request(row, numbers["requested_procs"] or numbers["procs"])
+    log.jobs.append(job)
     return naive
+
+
+def _request(row: _Row, procs: float | None) -> Request | None:
+    """What the row's job asks of the nodes (module docstring); None without any of the
+    resource columns."""
+    if not _RESOURCE_KEYS & row.index.keys():
+        return None
+    whole, memory = "a whole number", "a memory size such as 64G or 4000 (MiB)"
+    nodes = row.value("nodes", _count, whole) or None
+    cores = row.value("cores_per_node", _count, whole) or None
+    if cores is None:
+        cores = per_node(procs, nodes, whole=True)
+    gpus = row.value("gpus_per_node", _count, whole)
+    total_gpus = row.value("gpus", _count, whole)
+    if gpus is None:
+        gpus = per_node(total_gpus, nodes, whole=True)
+    mem = row.value("mem_per_node", _mem_mib, memory)
+    per_core = row.value("mem_per_core", _mem_mib, memory)
+    total_mem = row.value("mem", _mem_mib, memory)
+    if mem is None and per_core is not None and cores is not None:
+        mem = per_core * cores
+        if not mem <= MAX_MEMORY_MIB:
+            raise row.error(
+                "mem_per_core",
+                f"{MEMORY_EXPECTED} per node (here x {cores:.0f} cores per node)",
+                row.cell("mem_per_core") or "",
+            )
+    if mem is None:
+        mem = per_node(total_mem, nodes, whole=False)
+    unplaced = []
+    if nodes is None and gpus is None and total_gpus:
+        unplaced.append("GPUs")
+    if nodes is None and mem is None and total_mem is not None:
+        unplaced.append("memory")
+    return Request(
+        nodes=nodes,
+        cores_per_node=cores,
+        mem_per_node=mem,
+        gpus_per_node=gpus,
+        exclusive=row.value("exclusive", _flag, "1/0, true/false or yes/no"),
+        unplaced=tuple(unplaced),
+    )
 
 
 def _delimiter(header: str) -> str:
@@ -424,6 +517,32 @@ def _count(text: str) -> float | None:
 def _memory(text: str) -> float | None:
     number = _amount(text)
     return None if number is None else checked_memory(number)
+
+
+def _mem_mib(text: str) -> float | None:
+    """MiB of a memory size (module docstring); None for 0 or a negative number."""
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    prefix, suffix = m[2].upper(), (m[3] or "").upper()
+    if not prefix and suffix == "IB":  # ("64iB")
+        raise ValueError(text)
+    number = float(m[1])
+    if number <= 0:
+        return None
+    mib = number * (_SIZE_MIB[prefix] if prefix or not suffix else 1.0 / 1024**2)  # (B: bytes)
+    return checked_memory(mib * 1024.0) / 1024.0
+
+
+def _flag(text: str) -> float | None:
+    """1.0 or 0.0 of an ``exclusive`` cell; None for a negative number (unknown)."""
+    word = text.lower()
+    if word in _FLAGS:
+        return _FLAGS[word]
+    number = _amount(text)
+    if number is None or number in (0.0, 1.0):
+        return number
+    raise ValueError(text)
 
 
 def _job_id(text: str) -> float:

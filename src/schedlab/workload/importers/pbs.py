@@ -38,11 +38,33 @@ count each) and ``exec_host=n1/0*4+n2/0*4`` (PBS Pro: ``*N`` CPUs); ``nodes=2:pp
 partitions (field 16 stays -1). The E record of an array job itself (``123[].server``) is
 skipped as ``array_parent``: its subjobs have their own records.
 
+**Resources asked for** (the workload attributes of `common`; docs/importers.md), from
+the E record's ``Resource_List``:
+
+* ``select=2:ncpus=32:ngpus=4:mem=256gb`` (PBS Pro, OpenPBS): each chunk is taken for a
+  node (the log says where chunks went only in ``exec_vnode``): nodes = the chunk counts
+  added, cores, GPUs and memory per node = the chunk's ``ncpus`` (1 when not given),
+  ``ngpus`` (0) and ``mem``. Chunks that differ (``1:ncpus=32:ngpus=4+4:ncpus=8``) give
+  the total nodes and the *largest* per-node values (here 5 nodes of 32 cores and 4 GPUs):
+  a node model with one shape per job over-asks for the smaller chunks, never under-asks.
+* ``nodes=2:ppn=16`` (Torque; ``n1:ppn=4+n2:ppn=4``, ``:gpus=2``): nodes = the counts
+  (a host name counts one), cores per node ``ppn`` (1), GPUs per node ``gpus`` (0); the
+  largest per-node values when the parts differ.
+* Else ``nodect`` nodes, with ``ncpus`` shared out over them (rounded up).
+* Memory per node: the chunks' ``mem``, else ``Resource_List.mem`` (the job's total) over
+  the nodes, else ``pmem`` (per process) times the cores per node. GPUs per node: the
+  chunks' ``ngpus``, else ``Resource_List.ngpus`` (the job's total) over the nodes
+  (rounded up), else 0 when ``select`` or ``nodes`` gives the job's shape.
+* ``exclusive``: 1 when ``place`` holds ``excl`` or ``exclhost`` (``place=scatter:excl``),
+  0 when ``place`` is given without them (``shared``, ``free``, ``pack``, ``scatter``:
+  the job did not ask for whole nodes), unknown without ``place``.
+
 **Refused** (one error naming the file, line and key; bounds in `common`): a record date
 that is not a calendar date (``13/45/2024``), a key this reader reads given twice with
 different values in one record, job ids of 2**53 or more, processor and node counts
-beyond 2**31 - 1 (also as the sum of ``exec_host``, ``nodes`` or ``select``), memory
-beyond 2**53 KB, non-ASCII digits, times beyond 5e14 s from 1970, durations beyond 1e15 s.
+beyond 2**31 - 1 (also as the sum of ``exec_host``, ``nodes`` or ``select``; GPU counts
+too), memory beyond 2**53 KB (also per node, from ``pmem``), non-ASCII digits, times
+beyond 5e14 s from 1970, durations beyond 1e15 s.
 """
 
 from __future__ import annotations
@@ -51,19 +73,25 @@ import calendar
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
     COUNT_EXPECTED,
     MAX_INSTANT,
+    MAX_MEMORY_MIB,
+    MEMORY_EXPECTED,
     Job,
     JobLog,
     OutOfRange,
+    Request,
     checked_memory,
     parse_count,
     parse_duration,
     parse_field,
     parse_job_id,
+    per_node,
     read_text,
     shown,
     split_lines,
@@ -71,7 +99,16 @@ from schedlab.workload.importers.common import (
 )
 from schedlab.workload.job import MAX_PROCS, Workload
 
-__all__ = ["RECORD", "cpus_of_exec_host", "cpus_of_nodes", "cpus_of_select", "read_pbs"]
+__all__ = [
+    "RECORD",
+    "Shape",
+    "cpus_of_exec_host",
+    "cpus_of_nodes",
+    "cpus_of_select",
+    "read_pbs",
+    "shape_of_nodes",
+    "shape_of_select",
+]
 
 # (re.ASCII: digits are 0-9 only, and values end at ASCII white space only, so that a
 # U+2028 or U+0085 in a job name stays in it)
@@ -100,6 +137,8 @@ _READ = frozenset(
         "Resource_List.walltime",
         "Resource_List.mem",
         "Resource_List.pmem",
+        "Resource_List.ngpus",
+        "Resource_List.place",
         "Exit_status",
         "user",
         "group",
@@ -110,6 +149,10 @@ _READ = frozenset(
 _EPOCH_EXPECTED = "epoch seconds"
 _DIGITS = re.compile(r"\d+", re.ASCII)
 _TOO_MANY_CPUS = f"at most {MAX_PROCS} CPUs in all"
+_TOO_MANY_NODES = f"at most {MAX_PROCS} nodes in all"
+_TOO_MANY_GPUS = f"at most {MAX_PROCS} GPUs per node"
+_EXCLUSIVE_PLACES = frozenset({"excl", "exclhost"})
+_T = TypeVar("_T")
 _SIZE_BYTES = {
     "b": 1,
     "kb": 1024,
@@ -260,26 +303,155 @@ def _end_record(
     else:
         status = 1 if exit_status == 0 else 0
     plain = ids[2] is None and ids[3] is None
-    log.jobs.append(
-        Job(
-            job_id=int(ids[1]) if plain else None,
-            submit=submit,
-            start=start,
-            run=run,
-            procs=procs,
-            requested_procs=requested,
-            requested_time=walltime("Resource_List.walltime"),
-            avg_cpu_time=per_proc(cput),
-            used_memory=per_proc(used),
-            requested_memory=requested_memory,
-            status=status,
-            user=log.users(pairs.get("user")),
-            group=log.groups(pairs.get("group")),
-            executable=log.executables(pairs.get("jobname")),
-            queue=log.queues(pairs.get("queue")),
-            line=lineno,
-        )
+    job = Job(
+        job_id=int(ids[1]) if plain else None,
+        submit=submit,
+        start=start,
+        run=run,
+        procs=procs,
+        requested_procs=requested,
+        requested_time=walltime("Resource_List.walltime"),
+        avg_cpu_time=per_proc(cput),
+        used_memory=per_proc(used),
+        requested_memory=requested_memory,
+        status=status,
+        user=log.users(pairs.get("user")),
+        group=log.groups(pairs.get("group")),
+        executable=log.executables(pairs.get("jobname")),
+        queue=log.queues(pairs.get("queue")),
+        line=lineno,
     )
+    job.request = _request(pairs, where, lineno)  # (after the SWF fields and their errors)
+    log.jobs.append(job)
+
+
+def _request(pairs: dict[str, str], where: str, lineno: int) -> Request:
+    """What the job asked of the nodes, from its ``Resource_List`` (module docstring)."""
+
+    def value(key: str, parse: Callable[[str], _T | None], expected: str) -> _T | None:
+        return parse_field(pairs.get(key), parse, expected, where=where, line=lineno, field=key)
+
+    def count(key: str) -> float | None:
+        return value(f"Resource_List.{key}", parse_count, COUNT_EXPECTED)
+
+    def size(key: str) -> float | None:
+        kb = value(f"Resource_List.{key}", _size_kb, "a size such as 4gb or 1024kb")
+        return None if kb is None else kb / 1024.0
+
+    shape = value("Resource_List.select", shape_of_select, "chunks such as 2:ncpus=4:ngpus=1")
+    if shape is None:
+        shape = value("Resource_List.nodes", shape_of_nodes, "nodes such as 2:ppn=8")
+    ngpus, total_mem, pmem = count("ngpus"), size("mem"), size("pmem")
+    nodes: float | None
+    cores: float | None
+    if shape is not None:
+        nodes, cores = shape.nodes or None, shape.cores
+    else:
+        nodes = count("nodect") or None
+        cores = per_node(count("ncpus"), nodes, whole=True)
+    mem = None if shape is None else shape.mem
+    if mem is None and total_mem is not None:
+        mem = per_node(total_mem, nodes, whole=False)
+    if mem is None and total_mem is None and pmem is not None and cores is not None:
+        mem = pmem * cores
+        if not mem <= MAX_MEMORY_MIB:
+            raise WorkloadError(
+                where,
+                f"expected {MEMORY_EXPECTED} per node (here pmem x {cores:.0f} CPUs per node)",
+                line=lineno,
+                field="Resource_List.pmem",
+                value=shown(pairs.get("Resource_List.pmem", "")),
+            )
+    if shape is not None and shape.gpus is not None:
+        gpus: float | None = shape.gpus
+    elif ngpus is not None:
+        gpus = per_node(ngpus, nodes, whole=True)
+    else:
+        gpus = None if shape is None else 0.0
+    unplaced = []
+    if nodes is None and ngpus:
+        unplaced.append("GPUs")
+    if nodes is None and total_mem is not None:
+        unplaced.append("memory")
+    place = pairs.get("Resource_List.place", "").strip().lower()
+    exclusive = None
+    if place:
+        exclusive = 1.0 if _EXCLUSIVE_PLACES & set(place.split(":")) else 0.0
+    return Request(
+        nodes=nodes,
+        cores_per_node=cores,
+        mem_per_node=mem,
+        gpus_per_node=gpus,
+        exclusive=exclusive,
+        unplaced=tuple(unplaced),
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The nodes of a ``select`` or ``nodes`` request and the largest per-node cores,
+    memory (MiB; None when no chunk gives it) and GPUs (None when no chunk gives them)."""
+
+    nodes: float
+    cores: float
+    mem: float | None
+    gpus: float | None
+
+
+def _shape(parts: list[tuple[int, dict[str, str]]], cores_key: str, gpus_key: str) -> Shape:
+    """The `Shape` of chunks (count, {resource: value}): counts added, largest values."""
+    nodes = 0
+    cores = 1
+    mems: list[float] = []
+    gpus: list[int] = []
+    for count, resources in parts:
+        nodes += count
+        if nodes > MAX_PROCS:
+            raise OutOfRange(_TOO_MANY_NODES)
+        if cores_key in resources:
+            cores = max(cores, _cpu_number(resources[cores_key]))
+        if gpus_key in resources:
+            gpus.append(_cpu_number(resources[gpus_key]))
+        if "mem" in resources:
+            mems.append(_size_kb(resources["mem"]) / 1024.0)
+    _total(cores)
+    if max(gpus, default=0) > MAX_PROCS:
+        raise OutOfRange(_TOO_MANY_GPUS)
+    return Shape(
+        nodes=float(nodes),
+        cores=float(cores),
+        mem=max(mems, default=None),
+        gpus=float(max(gpus)) if gpus else None,
+    )
+
+
+def _resources(tokens: list[str]) -> dict[str, str]:
+    return dict(token.partition("=")[::2] for token in tokens if "=" in token)
+
+
+def shape_of_select(text: str) -> Shape:
+    """The `Shape` of a PBS Pro ``select`` (module docstring): ``2:ncpus=32:ngpus=4:mem=256gb``
+    2 nodes of 32 cores, 256 GiB and 4 GPUs; a chunk without a count is one chunk."""
+    parts = []
+    for part in text.split("+"):
+        tokens = part.split(":")
+        count = _chunks(tokens[0])
+        if tokens[0].isdigit():
+            tokens.pop(0)
+        parts.append((count, _resources(tokens)))
+    return _shape(parts, "ncpus", "ngpus")
+
+
+def shape_of_nodes(text: str) -> Shape:
+    """The `Shape` of a Torque ``nodes`` request (module docstring): ``2:ppn=16:gpus=2`` 2
+    nodes of 16 cores and 2 GPUs; ``n1:ppn=4+n2:ppn=4`` 2 nodes of 4."""
+    parts = []
+    for part in text.split("+"):
+        tokens = part.split(":")
+        if not tokens[0]:
+            raise ValueError(text)
+        parts.append((_chunks(tokens[0]), _resources(tokens[1:])))
+    return _shape(parts, "ppn", "gpus")
 
 
 def _unquoted(text: str) -> str:

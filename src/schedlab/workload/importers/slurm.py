@@ -5,7 +5,7 @@ line names the columns)::
 
     sacct --allusers --parsable2 --starttime 2024-03-01 --endtime 2024-04-01 \\
       --format JobID,JobIDRaw,JobName,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,\\
-    ReqCPUS,ReqMem,NNodes,TotalCPU,User,Group,Partition,QOS,State
+    ReqCPUS,ReqMem,NNodes,ReqNodes,ReqTRES,AllocTRES,TotalCPU,User,Group,Partition,QOS,State
 
 Columns are found by name, in any order and case; others are ignored. Required: ``JobID``,
 ``Submit``, ``Elapsed`` (or ``Start`` and ``End``) and ``AllocCPUS``/``NCPUS`` (or
@@ -34,7 +34,29 @@ Dates (``2024-03-01T12:00:00``; ``Unknown``/``None``: not known) are read as UTC
 sacct prints the cluster's local time without a zone; ``SLURM_TIME_FORMAT=%s`` epoch
 seconds are read too. Durations are ``[D-]HH:MM:SS[.fff]`` or ``MM:SS[.fff]``; a bare
 number is minutes (Slurm's unit). ``ReqMem`` is ``<n>[K|M|G|T][n|c]``: ``c`` per CPU,
-``n`` or no letter per node (times NNodes / AllocCPUS); no unit is megabytes.
+``n`` or no letter per node (times NNodes / AllocCPUS); no unit is megabytes. (Field 10
+reads a ``ReqMem`` without a letter as per node, older Slurm's meaning; the resources below
+read it as Slurm 21.08 and later print it, the job's total. They differ for jobs of
+several nodes only.)
+
+**Resources asked for** (the workload attributes of `common`; docs/importers.md): from
+``ReqNodes``, ``ReqCPUS``, ``ReqMem`` and ``ReqTRES`` (``billing=8,cpu=8,gres/gpu=4,
+mem=64G,node=1``), what the job requested; a value these do not give comes from the
+allocation (``NNodes``, ``AllocCPUS``, ``AllocTRES``). One exception: ``ReqNodes`` (and
+``ReqTRES`` ``node=``) is the *minimum* node count Slurm was asked for, so a job that ran
+on more nodes (``NNodes`` or ``AllocTRES`` ``node=`` larger) takes the allocation's shape
+(nodes, CPUs, memory, GPUs of ``AllocTRES``/``AllocCPUS``): its run time is the one of
+that shape. Cores per node = CPUs / nodes, rounded up. Memory per node: ``ReqMem`` with
+``n`` as it is, with ``c`` (per CPU) times the cores per node; ``ReqMem`` without a letter
+(Slurm 21.08 and later print the job's total, as the TRES ``mem=`` is) and TRES ``mem=``
+divided by the nodes; ``0`` (``--mem=0``: all of a node's memory, whose size the log does
+not hold) is unknown. GPUs per node: the TRES ``gres/gpu=`` count (all of the job's GPUs),
+else the sum of the typed ``gres/gpu:a100=4`` counts, divided by the nodes, rounded up; a
+TRES list without a GPU asks for none (0). Sizes are ``<n>[K|M|G|T|P]`` (1024-based; no
+letter: MB). ``exclusive`` stays unknown (NaN): sacct records no ``--exclusive``
+(``Flags`` holds only how the job was scheduled) and a whole-node allocation
+(``AllocCPUS`` above ``ReqCPUS``) may as well be a rounding up to whole cores. The parts
+of a heterogeneous job add their nodes and keep the largest per-node values.
 
 **States** -> SWF status: COMPLETED 1; CANCELLED (also ``CANCELLED by 123``) 5; FAILED,
 TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED 0 (the job did not
@@ -53,34 +75,44 @@ average CPU time and memory weighted by processors, the first failure's status.
 
 **Refused** (one error naming the file, line and column; bounds in `common`): a column
 this reader reads named twice in the header (which one would hold the value?), job ids
-of 2**53 or more, counts beyond 2**31 - 1, non-ASCII digits, dates beyond 5e14 s from
-1970 or with a zone offset of 24 hours or more, durations beyond 1e15 s.
+of 2**53 or more, counts beyond 2**31 - 1 (CPUs, nodes, GPUs, also as the sum of typed
+GPUs), memory beyond 2**53 KB (also per node, from a per-CPU ``ReqMem``), a TRES list
+that is not ``name=value,...`` or names a TRES read here twice with different values,
+non-ASCII digits, dates beyond 5e14 s from 1970 or with a zone offset of 24 hours or
+more, durations beyond 1e15 s.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from schedlab.errors import WorkloadError, printable
 from schedlab.workload.importers.common import (
     COUNT_EXPECTED,
+    MAX_MEMORY_MIB,
+    MEMORY_EXPECTED,
     Job,
     JobLog,
+    OutOfRange,
+    Request,
     checked_memory,
     parse_count,
     parse_duration,
     parse_field,
     parse_instant,
     parse_job_id,
+    per_node,
     read_text,
     shown,
     split_lines,
 )
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MAX_PROCS, Workload
 
-__all__ = ["SLURM_SKIPPED", "SLURM_STATUS", "read_sacct", "slurm_state"]
+__all__ = ["SLURM_SKIPPED", "SLURM_STATUS", "Tres", "parse_tres", "read_sacct", "slurm_state"]
 
 # Final states -> SWF status (module docstring).
 SLURM_STATUS: dict[str, int] = {
@@ -132,6 +164,9 @@ _READ = frozenset(
         "alloccpus",
         "reqcpus",
         "reqmem",
+        "reqnodes",
+        "reqtres",
+        "alloctres",
         "nnodes",
         "totalcpu",
         "user",
@@ -150,6 +185,10 @@ _PLAIN = re.compile(r"\d+", re.ASCII)
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)([nc]?)", re.IGNORECASE | re.ASCII)
 _MEMORY_KB = {"K": 1.0, "M": 1024.0, "G": 1024.0**2, "T": 1024.0**3, "P": 1024.0**4}
 _LIMITLESS = frozenset({"unlimited", "partition_limit", "infinite"})
+_TRES_SIZE = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)", re.IGNORECASE | re.ASCII)
+_TRES_EXPECTED = "TRES such as cpu=8,mem=64G,node=1,gres/gpu=4"
+_MEMORY_EXPECTED = "a memory size such as 4000Mc, 16Gn or 16G"
+_GPUS_EXPECTED = f"at most {MAX_PROCS} GPUs in all"
 
 
 def slurm_state(text: str) -> str:
@@ -364,7 +403,7 @@ class _SacctReader:
         else:
             job_id = None  # an array task: a new id (common)
         log = self.log
-        return Job(
+        job = Job(
             job_id=job_id,
             submit=submit,
             start=start,
@@ -390,6 +429,158 @@ class _SacctReader:
             partition=log.partitions(self._cell(cells, "partition")),
             line=lineno,
         )
+        # (after the SWF fields: a record's first error is the one it always was)
+        job.request = self._request(lineno, cells, procs, job.requested_procs, nodes)
+        return job
+
+    def _request(
+        self,
+        lineno: int,
+        cells: list[str],
+        alloc_cpus: float | None,
+        req_cpus: float | None,
+        nnodes: float | None,
+    ) -> Request:
+        """What the job asked of the nodes (module docstring)."""
+
+        def count(key: str) -> float | None:
+            value = self._parse(lineno, cells, key, parse_count, COUNT_EXPECTED)
+            return value or None  # (0 nodes or CPUs: not known)
+
+        def tres(key: str) -> Tres:
+            return (
+                parse_field(
+                    self._cell(cells, key),
+                    _cached_tres,
+                    _TRES_EXPECTED,
+                    where=self.where,
+                    line=lineno,
+                    field=self._field(key),
+                )
+                or Tres()
+            )
+
+        asked, held = tres("reqtres"), tres("alloctres")
+        req_mem = parse_field(
+            self._cell(cells, "reqmem"),
+            _cached_req_mem,
+            _MEMORY_EXPECTED,
+            where=self.where,
+            line=lineno,
+            field=self._field("reqmem"),
+        )
+        r_nodes = _first(count("reqnodes"), asked.nodes)
+        a_nodes = _first(nnodes or None, held.nodes)
+        r_cpus = _first(req_cpus or None, asked.cpus)
+        a_cpus = _first(alloc_cpus or None, held.cpus)
+        wider = r_nodes is not None and a_nodes is not None and a_nodes > r_nodes
+        first, then = (held, asked) if wider else (asked, held)  # (module docstring)
+        nodes = a_nodes if wider else _first(r_nodes, a_nodes)
+        cpus = _first(a_cpus, r_cpus) if wider else _first(r_cpus, a_cpus)
+        gpus = _first(first.gpus, then.gpus)
+        cores = per_node(cpus, nodes, whole=True)
+        total_mem = _first(first.mem, then.mem)
+        if req_mem is None or req_mem[1] == "":
+            total_mem = _first(total_mem, None if req_mem is None else req_mem[0])
+            mem = per_node(total_mem, nodes, whole=False)
+        elif req_mem[1] == "n":
+            mem = req_mem[0]
+        else:  # per CPU
+            mem = None if cores is None else req_mem[0] * cores
+            if mem is not None and not mem <= MAX_MEMORY_MIB:
+                raise WorkloadError(
+                    self.where,
+                    f"expected {MEMORY_EXPECTED} per node (here ReqMem per CPU x "
+                    f"{cores:.0f} CPUs per node)",
+                    line=lineno,
+                    field=self._field("reqmem"),
+                    value=shown(self._cell(cells, "reqmem") or ""),
+                )
+        unplaced = []
+        if nodes is None and gpus:
+            unplaced.append("GPUs")
+        if nodes is None and mem is None and total_mem is not None:
+            unplaced.append("memory")
+        return Request(
+            nodes=nodes,
+            cores_per_node=cores,
+            mem_per_node=mem,
+            gpus_per_node=per_node(gpus, nodes, whole=True),
+            unplaced=tuple(unplaced),
+        )
+
+    def _field(self, key: str) -> str:
+        """The header's name of column ``key`` (as errors name it)."""
+        return self.names[self.columns[key]] if key in self.columns else key
+
+
+@dataclass(frozen=True)
+class Tres:
+    """What a TRES list (``ReqTRES``, ``AllocTRES``) says of a job: its nodes, CPUs,
+    memory (MiB, the job's total) and GPUs (the job's total; 0 when the list names none).
+    None: not said (``Tres()``: no list at all)."""
+
+    nodes: float | None = None
+    cpus: float | None = None
+    mem: float | None = None
+    gpus: float | None = None
+
+
+def parse_tres(text: str) -> Tres:
+    """A TRES list ``billing=8,cpu=8,gres/gpu=4,mem=64G,node=1`` (module docstring): names
+    are read in any case, the others (billing, energy, licenses, ...) ignored. ValueError
+    for anything but ``name=value,...``; OutOfRange for a count or size beyond its bound
+    or a name read here given twice with different values."""
+    values: dict[str, str] = {}
+    for item in text.split(","):
+        name, eq, value = item.strip().partition("=")
+        name = name.lower()
+        if not eq or not name:
+            raise ValueError(text)
+        if name in values and values[name] != value and _read_tres(name):
+            raise OutOfRange(f"each TRES once ({shown(name)} given twice, with different values)")
+        values[name] = value
+    typed = [parse_count(v) for k, v in values.items() if k.startswith("gres/gpu:")]
+    gpus = parse_count(values["gres/gpu"]) if "gres/gpu" in values else float(sum(typed))
+    if gpus > MAX_PROCS:
+        raise OutOfRange(_GPUS_EXPECTED)
+    nodes, cpus, mem = (
+        (parse(values[name]) or None) if name in values else None  # (0: not known)
+        for name, parse in (("node", parse_count), ("cpu", parse_count), ("mem", _tres_mem))
+    )
+    return Tres(nodes=nodes, cpus=cpus, mem=mem, gpus=gpus)
+
+
+def _read_tres(name: str) -> bool:
+    return name in ("node", "cpu", "mem", "gres/gpu") or name.startswith("gres/gpu:")
+
+
+def _tres_mem(text: str) -> float:
+    """MiB of a TRES ``mem=`` value (``64G``, ``1.50T``, ``4000M``; no letter: MB)."""
+    m = _TRES_SIZE.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    return checked_memory(float(m[1]) * _MEMORY_KB[(m[2] or "M").upper()]) / 1024.0
+
+
+def _req_mem(text: str) -> tuple[float, str] | None:
+    """(MiB, ``n`` per node / ``c`` per CPU / ``""`` the job's total) of a ReqMem cell;
+    None for 0 (``--mem=0``: a whole node's memory, unknown here)."""
+    m = _MEMORY.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    kb = checked_memory(float(m[1]) * _MEMORY_KB[(m[2] or "M").upper()])
+    return (kb / 1024.0, m[3].lower()) if kb > 0 else None
+
+
+# Logs repeat the same few TRES lists and sizes: each text is parsed once (Tres is frozen;
+# refusals are not cached, they raise again).
+_cached_tres = functools.lru_cache(maxsize=1 << 16)(parse_tres)
+_cached_req_mem = functools.lru_cache(maxsize=1 << 12)(_req_mem)
+
+
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
 
 
 def _time_limit(text: str) -> float | None:
@@ -439,3 +630,23 @@ def _merge(job: Job, part: Job) -> None:
         setattr(job, name, b if a is None else a if b is None else min(a, b))
     if job.status == 1 and part.status != 1:
         job.status = part.status
+    job.request = _merged_request(job.request, part.request)
+
+
+def _merged_request(a: Request | None, b: Request | None) -> Request | None:
+    """The request of two components of a heterogeneous job: their nodes added, the larger
+    per-node values; unknown where either is unknown."""
+    if a is None or b is None:
+        return None
+
+    def larger(x: float | None, y: float | None) -> float | None:
+        return None if x is None or y is None else max(x, y)
+
+    return Request(
+        nodes=_add(a.nodes, b.nodes),
+        cores_per_node=larger(a.cores_per_node, b.cores_per_node),
+        mem_per_node=larger(a.mem_per_node, b.mem_per_node),
+        gpus_per_node=larger(a.gpus_per_node, b.gpus_per_node),
+        exclusive=larger(a.exclusive, b.exclusive),
+        unplaced=tuple(sorted(set(a.unplaced) | set(b.unplaced))),
+    )
