@@ -35,6 +35,7 @@ BUILD_FILES = ("pyproject.toml", "setup.py", "README.md", "LICENSE")
 TRACES_ENV = "SCHEDLAB_TRACES"
 # every example the package ships (a new one must be added here, and so run by this test)
 EXAMPLES = (
+    "cluster-gpu",
     "grid-sweep",
     "platform-dirac",
     "platform-heterogeneous",
