@@ -40,8 +40,9 @@ ColumnsOpt = Annotated[
     str | None,
     typer.Option(
         help="Columns of a CSV log: KEY=COLUMN,... with KEY submit, run, procs, "
-        "requested_time, user, start, end, status, queue, partition, ... "
-        "(e.g. run=Elapsed or procs=NCPUS); columns named like a KEY need not be given."
+        "requested_time, user, start, end, status, queue, partition, nodes, "
+        "cores_per_node, gpus, mem, exclusive, ... (e.g. run=Elapsed or procs=NCPUS); "
+        "columns named like a KEY need not be given."
     ),
 ]
 
