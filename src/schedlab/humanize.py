@@ -218,7 +218,8 @@ class Metric:
     """How a metric reads: its label, and its kind, which decides the unit: ``duration``
     (seconds -> ``2h 13m``), ``count``, ``share`` (0..1 -> %), ``number`` (dimensionless,
     ``decimals``), ``rate`` (jobs per hour), ``work`` (processor-seconds -> processor-hours),
-    ``seconds`` (a computer's time, kept in seconds) or ``text``."""
+    ``seconds`` (a computer's time, kept in seconds), ``mib`` (a memory size in MiB -> ``64 GiB``)
+    or ``text``."""
 
     label: str
     kind: str
@@ -299,6 +300,13 @@ METRICS: dict[str, Metric] = {
     "mean_procs": Metric("mean job size (processors)", "number", 1),
     "max_procs_of_a_job": Metric("largest job (processors)", "count"),
     "serial_fraction": Metric("serial jobs", "share"),
+    "jobs_giving_nodes": Metric("jobs giving a node count", "count"),
+    "largest_node_request": Metric("largest job (nodes)", "count"),
+    "jobs_asking_gpus": Metric("jobs asking for GPUs", "count"),
+    "largest_gpu_request": Metric("largest job (GPUs)", "count"),
+    "jobs_giving_memory": Metric("jobs giving a memory request", "count"),
+    "largest_memory_per_node_mib": Metric("largest memory request per node", "mib"),
+    "exclusive_jobs": Metric("jobs asking for whole nodes", "count"),
     "mean_run_time": Metric("mean run time", "duration"),
     "median_run_time": Metric("median run time", "duration"),
     "has_estimates": Metric("user estimates", "text"),
@@ -355,6 +363,8 @@ def metric_text(key: str, value: Any, missing: str = MISSING) -> str:
         return "<0.01 s" if 0 < float(value) < 0.005 else f"{float(value):.2f} s"
     if kind == "number":
         return human_number(value, metric.decimals)
+    if kind == "mib":  # a memory size kept in MiB (the unit of every memory in a run)
+        return human_size(float(value) * 1024**2)
     return human_value(value)
 
 

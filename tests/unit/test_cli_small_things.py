@@ -76,3 +76,32 @@ def test_validate_mmc_tables_state_their_mean_service_times(
     assert code in (0, 1) and "Traceback" not in err, err
     assert "mean service time 1 s" in out  # the c x loads table (service 1 s)
     assert "M/M/4, mean service time 4 s" in out  # the paper's protocol (service 4 s)
+
+
+SACCT_GPU = (
+    "JobID|Submit|Start|End|Elapsed|AllocCPUS|NNodes|ReqTRES|State\n"
+    "1|2024-03-01T00:00:00|2024-03-01T00:00:10|2024-03-01T01:00:00|01:00:00|64|2|"
+    "cpu=64,gres/gpu=8,mem=512G,node=2|COMPLETED\n"
+    "2|2024-03-01T00:05:00|2024-03-01T00:05:00|2024-03-01T00:35:00|00:30:00|8|1|"
+    "cpu=8,mem=16G,node=1|COMPLETED\n"
+)
+
+
+def test_workload_info_says_what_the_jobs_ask_of_the_nodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24, first step: a site checks that its sacct log was read as it meant."""
+    log = tmp_path / "sacct.txt"
+    log.write_text(SACCT_GPU)
+    data = invoke_json("workload", "info", str(log), "--json")
+    assert data["jobs_asking_gpus"] == 1 and data["largest_gpu_request"] == 8
+    assert data["largest_node_request"] == 2 and data["jobs_giving_nodes"] == 2
+    assert data["largest_memory_per_node_mib"] == 256 * 1024  # 512G over 2 nodes
+    assert data["exclusive_jobs"] is None  # sacct does not record --exclusive
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = run_main(monkeypatch, capsys, "workload", "info", str(log))
+    assert code == 0, err
+    assert "jobs asking for GPUs" in out and "256 GiB" in out
+    # an SWF trace has processors only: nothing is said of nodes or GPUs
+    swf = invoke_json("workload", "info", RIGID, "--json")
+    assert not any("gpu" in key for key in swf)

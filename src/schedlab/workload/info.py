@@ -43,12 +43,57 @@ def describe(workload: Workload) -> dict[str, Any]:
         "offered_load": workload.offered_load(),
         "unix_start_time": header.get("UnixStartTime", ""),
         "computer": header.get("Computer", ""),
+        **resource_requests(workload),
         "partitions": [row.to_json() for row in partition_rows(workload)],
         "warnings": load_warnings(workload),
     }
 
 
 FEW_JOBS = 100  # fewer jobs than this cannot show a sustained load
+
+
+def resource_requests(workload: Workload) -> dict[str, Any]:
+    """What the jobs ask of the nodes, when the log said (Slurm TRES, PBS select, CSV
+    columns: the ``req_*`` and ``exclusive`` attributes); nothing for an SWF trace, which
+    has processors only. A site checks here that its log was read as it meant."""
+    attrs = workload.attributes
+    if not any(name in attrs for name in _REQUEST_ATTRIBUTES):
+        return {}
+    n = len(workload)
+    nan = np.full(n, np.nan)
+    nodes = np.asarray(attrs.get("req_nodes", nan), dtype=np.float64)
+    gpus = np.asarray(attrs.get("req_gpus_per_node", nan), dtype=np.float64)
+    memory = np.asarray(attrs.get("req_mem_per_node", nan), dtype=np.float64)
+    exclusive = np.asarray(attrs.get("exclusive", nan), dtype=np.float64)
+    total_gpus = gpus * np.where(np.isnan(nodes), 1.0, nodes)
+    return {
+        "jobs_giving_nodes": int(np.count_nonzero(~np.isnan(nodes))),
+        "largest_node_request": _largest(nodes),
+        "jobs_asking_gpus": int(np.count_nonzero(gpus > 0)),
+        "largest_gpu_request": _largest(total_gpus),
+        "jobs_giving_memory": int(np.count_nonzero(~np.isnan(memory))),
+        "largest_memory_per_node_mib": float(np.nanmax(memory))
+        if (~np.isnan(memory)).any()
+        else None,
+        # unknown (None, shown "-") when the log cannot say, as sacct cannot
+        "exclusive_jobs": int(np.count_nonzero(exclusive == 1))
+        if (~np.isnan(exclusive)).any()
+        else None,
+    }
+
+
+_REQUEST_ATTRIBUTES = (
+    "req_nodes",
+    "req_cores_per_node",
+    "req_mem_per_node",
+    "req_gpus_per_node",
+    "exclusive",
+)
+
+
+def _largest(values: np.ndarray) -> int:
+    known = values[~np.isnan(values)]
+    return int(known.max()) if known.size else 0
 
 
 def load_warnings(workload: Workload) -> list[str]:
