@@ -167,9 +167,11 @@ def read_input(
             fh.seek(0)
             if head == _GZIP_MAGIC:
                 raw = _gunzip(fh, cap, fail)
-            else:
-                raw = fh.read(cap + 1)
-                if len(raw) > cap:
+            else:  # (sized by the file: read(cap + 1) would reserve the whole cap)
+                if st.st_size > cap:
+                    raise fail(_too_big(cap))
+                raw = fh.read()
+                if len(raw) > cap:  # grown since
                     raise fail(_too_big(cap))
     except OSError as exc:
         raise fail(f"cannot read: {exc.strerror or exc}") from None
