@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from schedlab.workload.job import Workload
@@ -53,3 +54,19 @@ def small_workloads(
         ]
     procs = draw(st.lists(st.integers(1, total), min_size=n, max_size=n))
     return SmallWorkload(submit, run, req, procs, total)
+
+
+def fuzz(examples: int) -> settings:
+    """Deterministic hypothesis settings for the fuzz suites: same examples every run,
+    nothing stored, no deadline (a run's time varies with the machine's load)."""
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.function_scoped_fixture,
+        ],
+    )

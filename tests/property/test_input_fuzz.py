@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab.errors import SchedlabError
@@ -37,17 +37,7 @@ from schedlab.workload.job import MAX_PROCS, MAX_TIME, N_FIELDS, Workload
 from schedlab.workload.load import is_model_spec, load_workload, parse_model_spec
 from schedlab.workload.models.lublin import MAX_JOBS
 from schedlab.workload.swf import read_swf
-
-
-def fuzz(examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, nothing stored."""
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
+from strategies import fuzz
 
 
 @pytest.fixture(scope="module")

@@ -22,24 +22,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab.errors import SchedlabError
 from schedlab.workload.importers import read_trace
 from schedlab.workload.importers.common import MAX_MEMORY_MIB
 from schedlab.workload.job import MAX_PROCS, MAX_TIME, N_FIELDS, Workload
-
-
-def fuzz(examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, nothing stored."""
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
+from strategies import fuzz
 
 
 @pytest.fixture(scope="module")

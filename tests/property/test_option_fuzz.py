@@ -13,42 +13,19 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab.cli import main
+from in_process import main_in_process
 from schedlab.workload.job import MAX_TIME
-
-settings_ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-
-
-def fuzz(examples: int) -> settings:
-    return settings(settings_, max_examples=examples)
+from strategies import fuzz
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
-    """``schedlab ARGS`` through `schedlab.cli.main`: exit code, stdout, stderr. Anything
-    but a SystemExit (a traceback) propagates and fails the test."""
-    saved = sys.argv
-    sys.argv = ["schedlab", "--quiet", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return main_in_process(capsys, "--quiet", *args)
 
 
 def _refuse(constant: str) -> Any:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -36,6 +36,7 @@ from schedlab.grid.registry import make_meta_scheduler
 from schedlab.simulation import run_grid
 from schedlab.workload.job import MAX_TIME
 from schedlab.workload.streams import platform_stream
+from strategies import fuzz
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,16 +60,6 @@ NASTY: list[Any] = [
 ]  # fmt: skip
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])")
 TOKENS = ["1e300", "-1", "0", "nan", "inf", "1e-300", "99999999999999999999", '"x"', "[]"]
-
-
-def fuzz(examples: int) -> settings:
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
 
 
 @pytest.fixture(scope="module")

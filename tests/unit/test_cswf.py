@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -22,22 +22,12 @@ from schedlab.cli import app
 from schedlab.errors import WorkloadError
 from schedlab.workload import swf
 from schedlab.workload.job import N_FIELDS
+from strategies import fuzz
 from workloads import SHARED_WORKLOADS
 
 cswf = pytest.importorskip(
     "schedlab.workload._cswf", reason="C extension schedlab.workload._cswf not compiled"
 )
-
-
-def fuzz(examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, nothing stored."""
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
 
 
 def bits(array: np.ndarray) -> np.ndarray:

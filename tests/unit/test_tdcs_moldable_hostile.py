@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab
-from schedlab.cli import main
+from in_process import main_in_process
 from schedlab.errors import ConfigError
 from schedlab.grid.platforms import load_platform_source
 from schedlab.grid.tdcs import CONFIGURATIONS, local_manager
@@ -35,20 +35,7 @@ from schedlab.workload.models.tdcs import MAX_JOBS, TdcsWorkload, generate_tdcs
 # -- helpers --------------------------------------------------------------------------------
 
 
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """``schedlab ARGS`` in this process, through the console entry point (errors as one
-    line, every file read recorded as an input): exit code, stdout, stderr."""
-    saved = sys.argv
-    sys.argv = ["schedlab", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+cli = main_in_process  # (the name every test here calls)
 
 
 def one_error_line(err: str) -> str:
