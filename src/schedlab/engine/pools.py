@@ -123,7 +123,9 @@ class Pool:
         if jobs.open_ended[j]:
             req = jobs.requested_s[j]
         else:
-            req = jobs.requested_work[j] * model.time_factor(jobs.procs[j]) / self.slowest
+            # the kernel's own expression for the limit (lifecycle.begin: work x factor), so
+            # that a plan ending at start + req never precedes the kernel's end by an ulp
+            req = jobs.requested_work[j] * (model.time_factor(jobs.procs[j]) / self.slowest)
         if req > self.t_max:
             req = self.t_max
         view.requested_time.append(req + self.env_upper if self.env_upper else req)  # type: ignore[attr-defined]
