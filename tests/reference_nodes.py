@@ -123,6 +123,7 @@ def reference_simulate_nodes(
     policy: str,
     rule: str = "first_fit",
     kill_on_overrun: bool = True,
+    partitions: Sequence[int] | None = None,
 ) -> dict[str, list]:
     """Simulate ``policy`` on nodes of the given ``(cores, memory MiB, gpus)`` capacities.
 
@@ -132,11 +133,11 @@ def reference_simulate_nodes(
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {POLICIES}")
-    _validate(submit, run, req, requests, capacities, kill_on_overrun)
+    _validate(submit, run, req, requests, capacities, kill_on_overrun, partitions)
     n = len(submit)
     duration = [min(run[j], req[j]) for j in range(n)]
     killed = [kill_on_overrun and run[j] > req[j] for j in range(n)]
-    sim = _Sim(submit, duration, req, requests, capacities, rule)
+    sim = _Sim(submit, duration, req, requests, capacities, rule, partitions)
     if policy == "conservative":
         sim.run_conservative()
     else:
@@ -190,17 +191,17 @@ def check_node_schedule(
 # --------------------------------------------------------------------------------------------
 
 
-def _validate(submit, run, req, requests, capacities, kill_on_overrun):
+def _validate(submit, run, req, requests, capacities, kill_on_overrun, partitions=None):
     n = len(submit)
     if not (len(run) == len(req) == len(requests) == n):
         raise ValueError("submit, run, req and requests must have the same length")
-    NodeState(capacities)  # validates the capacities
+    state = NodeState(capacities, partitions)  # validates the capacities
     for j in range(n):
         if j > 0 and submit[j] < submit[j - 1]:
             raise ValueError(f"jobs must be sorted by submit time (job {j})")
         if not run[j] > 0 or not req[j] > 0:
             raise ValueError(f"job {j}: run and req must be > 0")
-        reason = never_fits_reason(capacities, requests[j])
+        reason = never_fits_reason(state, requests[j])
         if reason is not None:
             raise ValueError(f"job {j} never fits the cluster: {reason}")
         if not kill_on_overrun and req[j] < run[j]:
@@ -299,7 +300,7 @@ class _Usage:
 
 
 class _Sim:
-    def __init__(self, submit, duration, req, requests, capacities, rule):
+    def __init__(self, submit, duration, req, requests, capacities, rule, partitions=None):
         self.submit = submit
         self.duration = duration
         self.req = req
@@ -311,7 +312,7 @@ class _Sim:
         self.end: list = [None] * n  # actual end, known once a job starts
         self.alloc: list = [None] * n
         self.reservation_at_submit: list = [None] * n
-        self.state = NodeState(capacities)
+        self.state = NodeState(capacities, partitions)
         self.usage = _Usage(capacities)
         self.waiting: list[int] = []  # index order
         self.running: list[int] = []

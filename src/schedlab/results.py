@@ -40,9 +40,12 @@ from schedlab.metrics.grid import (
     state_counts,
     time_grid,
 )
+from schedlab.metrics.nodes import node_summary
 from schedlab.metrics.summary import per_class, per_job_metrics, summarize, warmup_jobs
 from schedlab.metrics.tdcs import priority_classes, tdcs_summary
 from schedlab.outputs import write_table
+from schedlab.platform.cluster import ClusterSpec
+from schedlab.platform.placement import Allocation, Request
 from schedlab.workload.grid import GridWorkload
 from schedlab.workload.job import Workload
 from schedlab.workload.models.tdcs import TdcsWorkload
@@ -90,6 +93,10 @@ class Result:
     wall_time: float = 0.0
     warmup: int | str = 0  # default warm-up of summary() and by()
     bins: int = DEFAULT_BINS
+    # a cluster of node types (issue 24): the nodes, and where each job ran (None: not started)
+    cluster: ClusterSpec | None = None
+    allocations: list[Allocation | None] | None = None
+    node_requests: list[Request] | None = None  # what each job asked of the nodes
 
     # -- what a run is --------------------------------------------------------------------
     @property
@@ -288,9 +295,12 @@ class Result:
         """
         if self.kind == "cluster":
             skipped = self.workload.total_skipped if isinstance(self.workload, Workload) else 0
-            return summarize(
+            out = summarize(
                 self.measured(warmup), procs=self.procs, skipped=skipped, wall_time=self.wall_time
             )
+            if self.cluster is None:
+                return out
+            return self._with_node_metrics(out, warmup)
         if self.kind == "tdcs":
             assert isinstance(self.workload, TdcsWorkload)
             return tdcs_summary(
@@ -306,6 +316,32 @@ class Result:
         return grid_summary(
             self.measured(warmup), procs=self.procs, counters=counters, wall_time=self.wall_time
         )
+
+    def _with_node_metrics(self, out: dict[str, Any], warmup: int | str | None) -> dict[str, Any]:
+        """``out`` with the metrics of a run on node types (`metrics.nodes`) after
+        ``utilization``: per-resource use, GPU-hours, fragmentation."""
+        assert self.cluster is not None
+        assert self.allocations is not None and self.node_requests is not None
+        c = self.columns
+        cut = warmup_jobs(self.warmup if warmup is None else warmup, len(self.workload))
+        extra = node_summary(
+            self.cluster,
+            c["submitted_at"],
+            c["started_at"],
+            c["finished_at"],
+            c["cores_held"],
+            c["memory_held_mib"],
+            c["gpus"],
+            self.node_requests,
+            self.allocations,
+            warmup=cut,
+        )
+        merged: dict[str, Any] = {}
+        for key, value in out.items():
+            merged[key] = value
+            if key == "utilization":
+                merged.update(extra)
+        return merged if len(merged) > len(out) else {**out, **extra}
 
     def by(self, key: str, warmup: int | str | None = None) -> pd.DataFrame:
         """The metrics per value of column ``key`` (``warmup`` as in `summary`): any column of

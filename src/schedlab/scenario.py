@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,8 @@ from schedlab.grid.dirac import check_polling
 from schedlab.grid.platforms import check_policies
 from schedlab.grid.registry import MetaScheduler, make_meta_scheduler, reports_of
 from schedlab.metrics.timeseries import TimeSeriesObserver
+from schedlab.node_run import run_on_nodes
+from schedlab.platform.cluster import ClusterSpec
 from schedlab.platform.description import Platform
 from schedlab.platform.pool import PoolSpec
 from schedlab.results import DEFAULT_BINS, MetaOutcome, Result
@@ -47,6 +49,7 @@ from schedlab.workload.grid import GridWorkload
 from schedlab.workload.job import Workload
 from schedlab.workload.load import load_workload
 from schedlab.workload.models.tdcs import TdcsWorkload
+from schedlab.workload.requests import without_unplaceable
 from schedlab.workload.transforms import raise_requested_to_run, scale_load
 
 __all__ = [
@@ -94,6 +97,9 @@ class Scenario:
     ``params``, or an instance; ``load_factor`` scales the submit times by 1/f;
     ``kill_on_overrun`` kills a job at its requested time (off: estimates are raised to run
     times); ``speedup`` makes jobs moldable (one `engine.durations` model, or one per job).
+    ``cluster`` describes the machine by its node types (cores, memory, GPUs per node; issue
+    24): jobs are then placed on nodes by the node loop (`engine.nodeloop`), unless it is the
+    processor model (single-core nodes), which is ``procs`` = its cores.
 
     A platform: ``workload`` is a `GridWorkload` or `TdcsWorkload` (jobs with absolute
     priorities); ``meta`` a registered meta-scheduler or dispatcher with its ``meta_params``,
@@ -109,6 +115,7 @@ class Scenario:
     meta_params: Mapping[str, Any] = field(default_factory=dict)
     queue_policy: tuple[str, Mapping[str, Any]] | None = None
     procs: int | None = None
+    cluster: ClusterSpec | None = None
     load_factor: float = 1.0
     kill_on_overrun: bool = True
     speedup: SpeedupModel | Sequence[SpeedupModel] | None = None
@@ -121,10 +128,21 @@ def run(scenario: Scenario) -> Result:
     """Simulate ``scenario`` (module docstring); every input is checked before any work."""
     if scenario.options.engine not in ENGINES:
         raise ConfigError("engine", scenario.options.engine, ENGINES)
+    if scenario.platform is not None and scenario.cluster is not None:
+        raise ConfigError("cluster", scenario.cluster.name, "none with a platform of sites")
     if scenario.platform is not None and scenario.options.engine == "inlined":
         raise ConfigError("engine", "inlined", "general or auto: a platform runs on the kernel")
     if scenario.platform is None:
-        return _run_cluster(scenario)
+        cluster = scenario.cluster
+        if cluster is None:
+            return _run_cluster(scenario)
+        if scenario.procs is not None and scenario.procs != cluster.cores:
+            raise ConfigError(
+                "procs", scenario.procs, f"none with a cluster of node types ({cluster.cores})"
+            )
+        if cluster.is_processor_model:  # today's model: the processor loops, same results
+            return _run_cluster(replace(scenario, cluster=None, procs=cluster.cores))
+        return _run_nodes(scenario, cluster)
     return _run_platform(scenario)
 
 
@@ -250,6 +268,47 @@ def _run_cluster(s: Scenario) -> Result:
         timeseries_columns=series.columns() if series is not None else None,
         extra_columns=extra,
         wall_time=time.perf_counter() - clock,
+        warmup=opts.warmup,
+        bins=opts.bins,
+    )
+
+
+def _run_nodes(s: Scenario, cluster: ClusterSpec) -> Result:
+    """A cluster of node types: the workload on its cores, then the node loop (`node_run`)."""
+    if s.options.engine == "inlined":
+        raise ConfigError("engine", "inlined", "general or auto: node types run on the node loop")
+    if s.speedup is not None:
+        raise ConfigError("speedup", "a speed-up model", "none on node types (rigid jobs only)")
+    workload = _cluster_workload(replace(s, procs=cluster.cores))
+    if dependencies(workload).count > 0:
+        raise ConfigError(
+            "workload",
+            f"{workload.source}: jobs that depend on others (SWF field 17)",
+            "independent jobs on node types (dependants run on --procs)",
+        )
+    if speedup_models(workload) is not None:
+        raise ConfigError(
+            "workload",
+            f"{workload.source}: moldable jobs (parallel_fraction)",
+            "rigid jobs on node types (moldable jobs run on --procs)",
+        )
+    if s.load_factor != 1.0:
+        workload = scale_load(workload, s.load_factor)
+    if not s.kill_on_overrun:
+        workload = raise_requested_to_run(workload)
+    workload, requests = without_unplaceable(workload, cluster)
+    require_jobs(workload)
+    opts = s.options
+    return run_on_nodes(
+        workload=workload,
+        requests=requests,
+        cluster=cluster,
+        policy=s.policy,
+        params=dict(s.params),
+        load_factor=s.load_factor,
+        kill_on_overrun=s.kill_on_overrun,
+        check=opts.check,
+        timeseries=opts.timeseries,
         warmup=opts.warmup,
         bins=opts.bins,
     )

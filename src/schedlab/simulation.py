@@ -17,6 +17,7 @@ from schedlab.engine.protocol import Policy
 from schedlab.errors import ConfigError
 from schedlab.grid.registry import MetaScheduler, meta_scheduler_class
 from schedlab.grid.tdcs import CONFIGURATIONS, DEFAULT_CHECKPOINT_OVERHEAD, local_manager
+from schedlab.platform.cluster import ClusterSpec, read_cluster
 from schedlab.platform.description import Platform
 from schedlab.registry import param_types
 from schedlab.results import DEFAULT_BINS, Result
@@ -35,6 +36,7 @@ def simulate(
     policy: str | Policy = "easy",
     *,
     procs: int | None = None,
+    cluster: ClusterSpec | str | Path | None = None,
     load_factor: float = 1.0,
     kill_on_overrun: bool = True,
     check: bool = False,
@@ -46,22 +48,27 @@ def simulate(
 ) -> Result:
     """Replay ``workload`` (a Workload, an SWF path or a model spec) through ``policy``.
 
-    ``procs`` overrides the machine size; ``params`` configure the policy by name (e.g.
-    ``backfill_order="sjf"`` for EASY). ``check`` turns on the invariant checker;
-    ``timeseries`` records queue length and busy processors; ``progress(ended, jobs)`` is
-    called now and then during long runs. ``speedup`` makes jobs moldable (one
-    `engine.durations` model for all, or one per job).
+    ``procs`` overrides the machine size; ``cluster`` (a `ClusterSpec` or the path of a
+    cluster file of ``[[nodes]]`` tables) describes the machine by its node types instead, and
+    jobs are then placed on nodes (they may ask for nodes, cores, memory and GPUs);
+    ``params`` configure the policy by name (e.g. ``backfill_order="sjf"`` for EASY).
+    ``check`` turns on the invariant checker; ``timeseries`` records queue length and busy
+    processors; ``progress(ended, jobs)`` is called now and then during long runs.
+    ``speedup`` makes jobs moldable (one `engine.durations` model for all, or one per job).
 
     ``engine``: "inlined" is the single-cluster fast path (`engine.fastpath`: rigid jobs,
     no dependants); "general" the kernel of `engine.kernel` (one pool here); "auto" takes the
     fast path whenever the workload allows it. Both give the same results where both apply.
     """
+    if cluster is not None and not isinstance(cluster, ClusterSpec):
+        cluster = read_cluster(cluster)
     return run(
         Scenario(
             workload=workload,
             policy=policy,
             params=params,
             procs=procs,
+            cluster=cluster,
             load_factor=load_factor,
             kill_on_overrun=kill_on_overrun,
             speedup=speedup,

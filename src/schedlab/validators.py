@@ -16,12 +16,14 @@ import math
 import numbers
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
 from schedlab.errors import ConfigError
 
 __all__ = [
+    "expand_user",
     "MAX_MEMORY_MIB",
     "MAX_SEED",
     "MAX_TIME",
@@ -202,3 +204,11 @@ def parse_memory_mib(value: object, where: str, *, positive: bool = True) -> flo
     if not (above_zero and mib <= MAX_MEMORY_MIB):  # NaN fails too
         raise ConfigError(where, value, allowed)
     return mib
+
+
+def expand_user(where: str, value: str, allowed: str) -> Path:
+    """``Path(value).expanduser()``, a ConfigError for ``~user`` of an unknown user."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise ConfigError(where, value, f"{allowed} (no such home folder)") from None

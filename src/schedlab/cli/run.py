@@ -33,7 +33,7 @@ from schedlab.outputs import is_stdout, same_file, write_atomic
 
 commands = typer.Typer()
 
-BY_COLUMNS = ("user", "group", "queue", "priority")
+BY_COLUMNS = ("user", "group", "queue", "priority", "gpus")
 
 
 def _effective_params(instance: Any, given: dict[str, Any]) -> dict[str, Any]:
@@ -87,6 +87,49 @@ def _warmup_option(warmup: str | None, skip_first: int | None) -> str | None:
     return cut
 
 
+def _cluster_option(platform: Path | None, placement: str | None, procs: int | None) -> Any:
+    """The `ClusterSpec` of --platform (with --placement), checked before any work."""
+    if platform is None:
+        if placement is not None:
+            raise ConfigError("--placement", placement, "only with --platform CLUSTER.toml")
+        return None
+    import dataclasses
+
+    from schedlab.platform.cluster import PLACEMENT_RULES, read_cluster
+
+    if procs is not None:
+        raise ConfigError("--procs", procs, "none with --platform (its nodes are the machine)")
+    cluster = read_cluster(platform)
+    if placement is not None:
+        if placement not in PLACEMENT_RULES:
+            raise ConfigError("--placement", placement, PLACEMENT_RULES)
+        cluster = dataclasses.replace(cluster, placement=placement)
+    return cluster
+
+
+def _note_partitions_on_nodes(wl: Any, cluster: Any) -> None:
+    """A log of several partitions on a cluster whose node types list none: every job may
+    run on every node, which is rarely how the site runs them; say how to say otherwise."""
+    import numpy as np
+
+    from schedlab.workload.partitions import partition_names
+
+    if cluster.partitions or cluster.is_processor_model:
+        return
+    ids = np.unique(wl.column("partition_id"))
+    ids = ids[ids >= 0]
+    if len(ids) < 2:
+        return
+    names = partition_names(wl)
+    shown = ", ".join(names.get(int(i), str(int(i))) for i in ids[:5])
+    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+    note(
+        f"{wl.source}: jobs of {len(ids)} partitions ({shown}{more}) may run on any node of "
+        f"{cluster.name}; to keep a partition's jobs on its nodes, list partitions = "
+        '["NAME"] in those node types'
+    )
+
+
 @commands.command()
 def run(
     workload: WorkloadArg,
@@ -95,6 +138,17 @@ def run(
     ] = "easy",
     procs: Annotated[
         int | None, typer.Option(help="Machine size; default: the trace's MaxProcs.")
+    ] = None,
+    platform: Annotated[
+        Path | None,
+        typer.Option(
+            help="The machine as node types (a cluster file of [[nodes]] tables: cores, memory, "
+            "GPUs); jobs are then placed on nodes. See `schedlab example cluster-gpu`."
+        ),
+    ] = None,
+    placement: Annotated[
+        str | None,
+        typer.Option(help="With --platform: first_fit or best_fit (default: the file's)."),
     ] = None,
     columns: ColumnsOpt = None,
     load_factor: Annotated[float, typer.Option(help="Scale the load: submit times x 1/F.")] = 1.0,
@@ -111,7 +165,10 @@ def run(
     ] = None,
     by: Annotated[
         str | None,
-        typer.Option(help="Also show metrics per class: user, group, queue or priority."),
+        typer.Option(
+            help="Also show metrics per class: user, group, queue, priority, or gpus (GPUs "
+            "held, with --platform)."
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
@@ -184,13 +241,20 @@ def run(
     from schedlab.outputs import write_table
     from schedlab.schedulers.registry import make_policy
     from schedlab.simulation import simulate
+    from schedlab.workload.job import Workload
     from schedlab.workload.load import load_workload
 
     clock = time.perf_counter()
     params = parse_params(param)
     # fail fast, before a long read and simulation, on anything we can check now
-    effective = _effective_params(make_policy(policy, **params), params)
-    inputs = [workload, deadlines]
+    cluster = _cluster_option(platform, placement, procs)
+    if cluster is not None and not cluster.is_processor_model:
+        from schedlab.node_run import node_policy_of
+
+        effective = _effective_params(node_policy_of(policy, params)[1], params)
+    else:
+        effective = _effective_params(make_policy(policy, **params), params)
+    inputs = [workload, deadlines, platform]
     to_stdout = check_outputs(
         {"--jobs-out": jobs_out, "--timeseries-out": timeseries_out}, force=force, inputs=inputs
     )
@@ -210,8 +274,18 @@ def run(
         raise ConfigError("--plot-window", plot_window, "only with --plot FILE")
     if by is not None and by not in BY_COLUMNS:
         raise ConfigError("--by", by, BY_COLUMNS)
+    if by == "gpus" and (cluster is None or cluster.is_processor_model):
+        raise ConfigError("--by", by, "gpus only with --platform CLUSTER.toml of node types")
     cut = _warmup_option(warmup, skip_first)
-    wl = load_workload(workload, max_procs=procs, columns=columns_option(columns))
+    machine = cluster.cores if cluster is not None else procs
+    wl = load_workload(
+        workload,
+        max_procs=machine,
+        columns=columns_option(columns),
+        note_partitions=cluster is None,
+    )
+    if cluster is not None:
+        _note_partitions_on_nodes(wl, cluster)
     wl = job_attributes(wl, estimates, non_priority, deadlines)
     if moldable is not None:
         from schedlab.workload.transforms import make_moldable
@@ -240,6 +314,7 @@ def run(
         result = simulate(
             wl,
             policy,
+            cluster=cluster,
             load_factor=load_factor,
             kill_on_overrun=kill_on_overrun,
             check=check,
@@ -261,7 +336,9 @@ def run(
     summary = result.summary(warmup=cut or 0)
     if cut:
         summary["warmup_jobs"] = len(wl) - summary["jobs"]
-    skipped_by = {reason: n for reason, n in wl.skipped.items() if n}
+    # the run's own workload: on node types it also skips the jobs no node can hold
+    ran = result.workload
+    skipped_by = {r: n for r, n in (ran.skipped if isinstance(ran, Workload) else {}).items() if n}
     if as_json:
         summary["skipped_by_reason"] = skipped_by
         if by is not None:
@@ -270,6 +347,8 @@ def run(
         print_json({"policy": policy, "params": effective, "workload": wl.source, **summary})
         return
     title = f"{policy} on {wl.source}"
+    if cluster is not None:
+        title += f" ({cluster.name}: {cluster.nodes:,} nodes, {cluster.placement})"
     if cut:
         title += f" (first {summary['warmup_jobs']:,} jobs left out of the metrics)"
     shown = print_summary(  # on stderr when stdout carries the per-job table
@@ -289,10 +368,20 @@ def run(
 
 @commands.command()
 def policies() -> None:
-    """List the registered policies and their parameters."""
+    """List the registered policies and their parameters, and which run on node types."""
+    from schedlab.schedulers.nodes.registry import available_node_policies, pooled_only_reason
     from schedlab.schedulers.registry import available_policies, policy_class
 
-    print_registered("policies", available_policies(), policy_class)
+    names = available_policies()
+    print_registered("policies", names, policy_class)
+    on_nodes = available_node_policies()
+    table = Table(title="on node types (run --platform CLUSTER.toml)")
+    table.add_column("name")
+    table.add_column("on nodes")
+    for name in names:
+        reason = pooled_only_reason(name)
+        table.add_row(name, "yes" if name in on_nodes else f"refused: {reason}")
+    out.print(table)
 
 
 @commands.command()

@@ -44,6 +44,13 @@ class RunConfig:
     complete parameters) puts every queue under one policy: the local managers of a TDCS run.
     The platform fields enter `to_dict`, and so the run id, only when set: a cluster run's id
     is what it was before they existed.
+
+    **Runs on node types** (issue 24) have a ``cluster``: a cluster file of ``[[nodes]]``
+    tables (`platform.cluster`), stored as the sweep wrote it, normalised, relative to the
+    sweep file's folder (like trace paths). Its nodes are the machine (``procs`` is None):
+    the workload is read, or a model generated, for its cores, and jobs are placed on its
+    nodes under the node version of ``policy``. ``cluster`` enters `to_dict`, and so the run
+    id, only when set, like the platform fields.
     """
 
     workload: str
@@ -60,11 +67,17 @@ class RunConfig:
     generator: dict[str, Any] | None = None  # platform runs of the platform's own stream
     # platform runs whose queues all run one policy (the TDCS local managers): (name, params)
     queue_policy: tuple[str, dict[str, Any]] | None = None
+    cluster: str | None = None  # runs on node types (class docstring)
 
     @property
     def is_grid(self) -> bool:
         """A run of a meta-scheduler on a platform (class docstring)."""
         return self.platform is not None
+
+    @property
+    def on_nodes(self) -> bool:
+        """A run on a cluster of node types (class docstring)."""
+        return self.cluster is not None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form (also what the run id hashes, label excluded)."""
@@ -88,6 +101,8 @@ class RunConfig:
         if self.queue_policy is not None:
             name, params = self.queue_policy
             out["queue_policy"] = [name, dict(sorted(params.items()))]
+        if self.cluster is not None:  # likewise: every run without one keeps its id
+            out["cluster"] = self.cluster
         return out
 
     @classmethod
@@ -106,6 +121,7 @@ class RunConfig:
             stream=data.get("stream"),
             generator=None if data.get("generator") is None else dict(data["generator"]),
             queue_policy=_queue_policy(data.get("queue_policy")),
+            cluster=data.get("cluster"),
         )
 
     @property

@@ -60,7 +60,8 @@ def execute_run(config: dict[str, Any], base_dir: str | None = None) -> RunOutco
         }
         if not run.is_grid:
             meta["timeseries_recorded"] = series is not None
-            skipped = getattr(scenario.workload, "skipped", {})
+            # the run's own workload: a cluster of node types also skips the jobs no node holds
+            skipped = getattr(result.workload, "skipped", {})
             meta["skipped_by_reason"] = {k: v for k, v in skipped.items() if v}
         return RunOutcome(
             run_id=run_id,

@@ -1,10 +1,12 @@
 """From a sweep's run (`RunConfig`) to the `Scenario` that simulates it.
 
 A cluster run's workload is a model (seeded by the run's seed) or a trace, with the run's
-transforms, on ``procs`` processors; a platform run's is the stream its platform ships with
+transforms, on ``procs`` processors or on the nodes of its ``cluster`` file (issue 24: the
+workload read, or the model generated, for the cluster's cores, as ``schedlab run
+--platform`` does); a platform run's is the stream its platform ships with
 (`workload.streams`; the run's generator settings over it, seeded by the run's seed) or an
-SWF trace replayed as a global or local stream. Traces, model workloads and platforms are
-read once per worker process (small caches), however many runs use them.
+SWF trace replayed as a global or local stream. Traces, model workloads, platforms and
+clusters are read once per worker process (small caches), however many runs use them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from schedlab.engine.protocol import policy_hooks
 from schedlab.errors import ConfigError
 from schedlab.experiments.config import RunConfig
 from schedlab.grid.platforms import load_platform_source, resolve_platform
+from schedlab.platform.cluster import ClusterSpec, read_cluster
 from schedlab.platform.description import Platform
 from schedlab.scenario import RunOptions, Scenario
 from schedlab.schedulers.registry import policy_class
@@ -32,10 +35,12 @@ from schedlab.workload.transforms import TRANSFORMS
 
 __all__ = [
     "apply_transforms",
+    "cluster_of",
     "grid_workload_of",
     "load_grid_run",
     "load_run_workload",
     "records_timeseries",
+    "resolve_cluster",
     "resolve_workload",
     "scenario_of",
 ]
@@ -71,7 +76,30 @@ def load_run_workload(run: RunConfig, base_dir: str | os.PathLike[str]) -> Workl
     if run.is_grid:
         raise ConfigError("run", run.run_id, "a cluster run (grid runs: load_grid_run)")
     source = resolve_workload(run.workload, base_dir)
-    return apply_transforms(load_workload(source, max_procs=run.procs), run.transforms)
+    procs = _machine_size(run, base_dir)
+    return apply_transforms(load_workload(source, max_procs=procs), run.transforms)
+
+
+def resolve_cluster(cluster: str, base_dir: str | os.PathLike[str]) -> str:
+    """A `RunConfig.cluster` made loadable: the path against the sweep file's folder."""
+    return os.path.normpath(Path(base_dir) / cluster)
+
+
+def cluster_of(run: RunConfig, base_dir: str | os.PathLike[str] | None) -> ClusterSpec | None:
+    """The `ClusterSpec` of a run on node types (read through the cache), else None."""
+    if run.cluster is None:
+        return None
+    if run.procs is not None or run.platform is not None:
+        key = "procs" if run.procs is not None else "platform"
+        raise ConfigError(key, getattr(run, key), f"none on a run with a cluster ({run.cluster})")
+    return _cluster(resolve_cluster(run.cluster, base_dir or "."))
+
+
+def _machine_size(run: RunConfig, base_dir: str | os.PathLike[str] | None) -> int | None:
+    """The processors the workload is read or generated for: the run's ``procs``, or its
+    cluster's cores (None: the trace's own MaxProcs)."""
+    cluster = cluster_of(run, base_dir)
+    return run.procs if cluster is None else cluster.cores
 
 
 @lru_cache(maxsize=4)
@@ -95,18 +123,25 @@ def _platform(source: str) -> Platform:
     return load_platform_source(source)
 
 
+@lru_cache(maxsize=4)
+def _cluster(path: str) -> ClusterSpec:
+    """Cluster files too are read once per worker."""
+    return read_cluster(path)
+
+
 def build_workload(run: RunConfig, base_dir: str | None) -> Workload:
     """The workload of a cluster run: model (seeded) or trace, then its transforms in order."""
     source = resolve_workload(run.workload, base_dir or ".")
+    procs = _machine_size(run, base_dir)
     if is_model_spec(source):
         name, params = parse_model_spec(source)
         if run.seed is not None:
             params["seed"] = run.seed  # the run's seed seeds the model
-        if run.procs is not None:
-            params[SIZE_KEYS[name]] = run.procs
+        if procs is not None:
+            params[SIZE_KEYS[name]] = procs
         workload = _generate(name, tuple(sorted(params.items())))
     else:
-        workload = _read_trace(source, run.procs)
+        workload = _read_trace(source, procs)
     return apply_transforms(workload, run.transforms)
 
 
@@ -154,28 +189,35 @@ def load_grid_run(
     return platform, grid_workload_of(run, platform, trace)
 
 
-def records_timeseries(policy: str) -> bool:
-    """Whether a run of ``policy`` records its time series while simulating.
+def records_timeseries(policy: str, cluster: ClusterSpec | None = None) -> bool:
+    """Whether a run of ``policy`` (on ``cluster``, when it has one) records its time series
+    while simulating.
 
     Recording costs about 13 % of an EASY simulation plus a Parquet file per run, and the
     series can be rebuilt exactly from the per-job table (`metrics.occupancy`) whenever every
     job runs in one piece. Only a policy that may suspend or requeue jobs (``preempts`` not
-    False on its class; unknown policies count as preempting) records it.
+    False on its class; unknown policies count as preempting) records it. Node policies never
+    preempt (`engine.nodeloop`), so a run on node types records none; on a cluster of
+    single-core nodes (the processor model) the processor policy runs, and its class says.
     """
+    if cluster is not None and not cluster.is_processor_model:
+        return False
     return policy_hooks(policy_class(policy)).preempts
 
 
 def scenario_of(run: RunConfig, base_dir: str | None = None, label: str | None = None) -> Scenario:
     """The `Scenario` of ``run`` (module docstring), its inputs read through the caches;
     ``label`` (the run's policy label) names a TDCS run's configuration."""
+    cluster = cluster_of(run, base_dir)  # checks that a run on node types has no platform
     if run.platform is None:
         return Scenario(
             workload=build_workload(run, base_dir),
             policy=run.policy,
             params=run.params,
+            cluster=cluster,
             load_factor=run.load_factor,
             kill_on_overrun=run.kill_on_overrun,
-            options=RunOptions(timeseries=records_timeseries(run.policy)),
+            options=RunOptions(timeseries=records_timeseries(run.policy, cluster)),
         )
     platform, stream = load_grid_run(run, base_dir or ".")
     queue_policy = None

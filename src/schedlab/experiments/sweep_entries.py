@@ -41,7 +41,9 @@ Decisions a user can rely on:
   previous transforms left) -> ``("job_range", {...})``. The
   names are those of `TRANSFORMS`; `apply_transforms` applies them. They act before the
   load factor.
-* **Machine size**: ``procs`` in a workload or in the grid (not both) -> `RunConfig.procs`.
+* **Machine size**: ``procs`` in a workload or in the grid (not both) -> `RunConfig.procs`;
+  or ``cluster = "cluster.toml"``, a cluster of node types (`RunConfig.cluster`; the rules:
+  `experiments.sweep_cluster`).
 * **Labels** (short names for tables; not part of the run id). A workload's ``label``
   defaults to the file name without ``.swf``/``.swf.gz``, or the canonical model spec
   without its seed; two different workloads with the same label are an error (policy
@@ -100,7 +102,14 @@ from typing import Any
 import numpy as np
 
 from schedlab.errors import ConfigError, SchedlabError
-from schedlab.experiments.config import RunConfig
+from schedlab.experiments.config import RunConfig, canonical_json
+from schedlab.experiments.sweep_cluster import (
+    check_model_size,
+    check_node_policy,
+    cluster_label,
+    parse_cluster_key,
+    sized_spec,
+)
 from schedlab.experiments.sweep_params import format_value, is_finite, is_int
 from schedlab.grid.platforms import (
     BUILTIN_PLATFORMS,
@@ -109,7 +118,9 @@ from schedlab.grid.platforms import (
     load_platform_source,
     resolve_platform,
 )
+from schedlab.platform.cluster import ClusterSpec
 from schedlab.platform.description import Platform
+from schedlab.validators import expand_user
 from schedlab.workload.job import MAX_PROCS, Workload
 from schedlab.workload.load import parse_model_spec
 from schedlab.workload.streams import check_stream, stream_settings_types
@@ -146,6 +157,7 @@ WORKLOAD_KEYS = (
     "deadlines",
     "moldable",
     "platform",
+    "cluster",
 )
 
 
@@ -202,6 +214,12 @@ class WorkloadEntry:
     platform: str | None = None  # grid workloads (module docstring)
     stream: str | None = None
     generator: dict[str, Any] | None = None
+    cluster: str | None = None  # runs on node types (`sweep_cluster`)
+    where: str = dataclasses.field(default="", compare=False)  # the key path, for errors
+    # whether the cluster's runs are placed on nodes (not the processor model), and the
+    # policies already checked for a node version
+    on_nodes: bool = dataclasses.field(default=False, compare=False)
+    _checked: set[str] = dataclasses.field(default_factory=set, compare=False, repr=False)
 
     @property
     def is_grid(self) -> bool:
@@ -212,7 +230,7 @@ class WorkloadEntry:
         """What makes two entries the same workload (for the label check)."""
         generator = None if self.generator is None else sorted(self.generator.items())
         grid = (self.platform, self.stream, repr(generator))
-        return (self.workload, self.procs, repr(self.transforms), *grid)
+        return (self.workload, self.procs, repr(self.transforms), *grid, self.cluster)
 
     def run(
         self,
@@ -238,6 +256,11 @@ class WorkloadEntry:
         seed = setting.get("seed", self.spec_seed) if self.is_model else None
         workload = self.workload if seed is None else _with_seed(self.workload, seed)
         procs = setting.get("procs", self.procs)
+        if self.on_nodes and self.cluster is not None:
+            key = f"{policy} {canonical_json(params)}"
+            if key not in self._checked:
+                check_node_policy(f"{self.where}.cluster", self.cluster, policy, params)
+                self._checked.add(key)
         return RunConfig(
             workload=workload,
             policy=policy,
@@ -248,6 +271,7 @@ class WorkloadEntry:
             kill_on_overrun=bool(setting.get("kill_on_overrun", True)),
             transforms=tuple((name, dict(args)) for name, args in self.transforms),
             label=self.label,
+            cluster=self.cluster,
         )
 
 
@@ -287,6 +311,7 @@ def _parse_workload(
     grid: dict[str, list[Any]],
     traces: Path | None = None,
 ) -> WorkloadEntry:
+    on_cluster = parse_cluster_key(entry, where, base_dir, grid)
     if "platform" in entry:
         return _parse_grid_workload(entry, where, base_dir, grid, traces)
     for key in entry:
@@ -309,6 +334,8 @@ def _parse_workload(
                 f"{where}.procs", procs, "not set when grid.procs is set (one or the other)"
             )
     transforms = _parse_transforms(entry, where, base_dir)
+    cluster = {} if on_cluster is None else _cluster_fields(where, *on_cluster)
+    on = "" if on_cluster is None else f" on {cluster_label(on_cluster[0])}"
 
     if has_path:
         workload = _parse_path(entry["path"], f"{where}.path", base_dir, traces)
@@ -316,9 +343,10 @@ def _parse_workload(
             workload=workload,
             is_model=False,
             spec_seed=None,
-            label=label or _trace_label(workload),
+            label=label or _trace_label(workload) + on,
             procs=procs,
             transforms=transforms,
+            **cluster,
         )
 
     spec = entry["model"]
@@ -326,13 +354,18 @@ def _parse_workload(
         raise ConfigError(
             f"{where}.model", spec, "a model spec such as 'lublin:jobs=5000,procs=128'"
         )
+    text = spec.strip()
+    if on_cluster is not None:  # the model's machine: the cluster's cores
+        text = sized_spec(text, on_cluster[1].cores)
     try:
-        name, params = parse_model_spec(spec.strip())
+        name, params = parse_model_spec(text)
     except ConfigError as exc:
-        detail = "" if exc.value == spec.strip() else f", got {exc.value!r}"
+        detail = "" if exc.value == text else f", got {exc.value!r}"
         raise ConfigError(
             f"{where}.model", spec, f"{exc.allowed} (for {exc.option}{detail})"
         ) from None
+    if on_cluster is not None:
+        check_model_size(f"{where}.model", spec, name, params, on_cluster[1].cores)
     spec_seed = params.pop("seed", None)
     if spec_seed is not None:
         if "seed" in grid:
@@ -348,10 +381,16 @@ def _parse_workload(
         workload=canonical,
         is_model=True,
         spec_seed=spec_seed,
-        label=label or canonical,
+        label=label or canonical + on,
         procs=procs,
         transforms=transforms,
+        **cluster,
     )
+
+
+def _cluster_fields(where: str, stored: str, cluster: ClusterSpec) -> dict[str, Any]:
+    """The `WorkloadEntry` fields of an entry with ``cluster`` (`sweep_cluster`)."""
+    return {"cluster": stored, "where": where, "on_nodes": not cluster.is_processor_model}
 
 
 def _parse_grid_workload(
@@ -543,14 +582,6 @@ def _relative_to(path: Path, base_dir: Path) -> str:
         return Path(os.path.relpath(path, base_dir)).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def expand_user(where: str, value: str, allowed: str) -> Path:
-    """``Path(value).expanduser()``, a ConfigError for ``~user`` of an unknown user."""
-    try:
-        return Path(value).expanduser()
-    except RuntimeError:
-        raise ConfigError(where, value, f"{allowed} (no such home folder)") from None
 
 
 def _is_file(path: Path) -> bool:

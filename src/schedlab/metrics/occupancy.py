@@ -34,12 +34,14 @@ def _sum_by(times: np.ndarray, weights: np.ndarray, at: np.ndarray) -> np.ndarra
 def timeseries_from_jobs(jobs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Columns ``time``, ``queued``, ``running``, ``busy_procs`` (as ``TimeSeriesObserver``)
     from a per-job table with ``submitted_at``, ``started_at``, ``finished_at`` and
-    ``procs``: one row per distinct event time, the state after it. A job that never
-    started (NaN) stays queued to the end."""
+    ``procs`` (or ``cores_held``, on node types): one row per distinct event time, the
+    state after it. A job that never started (NaN) stays queued to the end."""
     submitted = np.asarray(jobs["submitted_at"], dtype=np.float64)
     started = np.asarray(jobs["started_at"], dtype=np.float64)
     finished = np.asarray(jobs["finished_at"], dtype=np.float64)
-    procs = np.asarray(jobs["procs"], dtype=np.int64)
+    # on node types a job holds ``cores_held`` (every core of an exclusive job's nodes)
+    held = jobs["cores_held"] if "cores_held" in jobs else jobs["procs"]
+    procs = np.asarray(held, dtype=np.int64)
     ran = np.isfinite(started)
     ended = ran & np.isfinite(finished)
     events = np.concatenate((submitted[np.isfinite(submitted)], started[ran], finished[ended]))

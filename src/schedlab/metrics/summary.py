@@ -304,7 +304,8 @@ def per_class(jobs: pd.DataFrame, by: str, *, procs: int) -> pd.DataFrame:
     for value, group in jobs.groupby(by, sort=True):
         agg = _aggregate(group, procs)
         if total_makespan > 0:
-            work = float(np.dot(group["procs"].to_numpy(dtype=np.float64), group["run_time"]))
+            held = group["cores_held"] if "cores_held" in group else group["procs"]  # node types
+            work = float(np.dot(held.to_numpy(dtype=np.float64), group["run_time"]))
             agg["utilization"] = work / (procs * total_makespan)
         rows.append({by: value, **agg})
     return pd.DataFrame(rows)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.errors import ConfigError
+from schedlab.platform.node_types import MAX_NODES, NodeType
 from schedlab.platform.nodes import ReferencePool, merge_groups
 from schedlab.platform.pool import MAX_POWER, MIN_POWER, PoolSpec
 from schedlab.platform.service import MAX_DELAY, Constant, ServiceTime
@@ -53,7 +54,6 @@ __all__ = [
 
 CONTROL_MESSAGE_BYTES = 30e3  # Caron et al. (LIP RR-2005-13), section 7: "30 ko"
 MBIT = 1e6 / 8  # bytes per second in one Mbit/s
-MAX_NODES = 2**31 - 1  # as a pool's processors (platform.pool)
 DEFAULT_STREAM = "grid"  # the generator of Caron et al. (LIP RR-2005-13)
 
 # Bounds on what a platform holds, so that a run's clock stays below `MAX_TIME` (1e15 s,
@@ -125,6 +125,13 @@ class Queue:
     ``where`` is the key path the queue was read from (``sites[0].queues[1]``; "" when built
     in code), so that the policy check made where runs are built names the file's key. It is
     not part of the queue's value: two queues that differ only there are equal.
+
+    ``node_types`` (issue 24): the queue's machines as `platform.node_types.NodeType`s, when it
+    was described so (empty otherwise). Its groups are then one ``(power, count x cores)``
+    per node type (merged by power; ``groups`` may be given empty, else must equal them):
+    grid jobs ask for plain processor counts, and a plain request on nodes reduces exactly to
+    a pool of their cores (tests/reference_nodes.py, "Reduction to the processor model").
+    Memory, GPUs and generic resources are recorded for summaries; no grid job asks for them.
     """
 
     site: str
@@ -137,12 +144,34 @@ class Queue:
     mu_env: ServiceTime = Constant(0.0)
     placement: str = "fastest"
     where: str = field(default="", compare=False, repr=False)
+    node_types: tuple[NodeType, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "node_types", tuple(self.node_types))
+        if self.node_types:
+            object.__setattr__(self, "groups", self._node_type_groups())
         object.__setattr__(self, "groups", merge_groups(self.groups))
         object.__setattr__(self, "params", dict(self.params))
         object.__setattr__(self, "t_max", float(self.t_max))
         self.pool_spec()  # PoolSpec checks groups, t_max, service times and placement
+
+    def _node_type_groups(self) -> tuple[tuple[float, int], ...]:
+        """The processor groups of the node types: each core is a processor of its node's
+        power (exact for plain requests, class docstring); ``groups``, if given, must match."""
+        at = f"queue {self.site}/{self.name} node types"
+        if not all(isinstance(t, NodeType) for t in self.node_types):
+            raise ConfigError(at, self.node_types, "NodeType values")
+        names = [t.name for t in self.node_types]
+        if len(set(names)) != len(names):
+            raise ConfigError(at, names, "node types of distinct names")
+        groups = merge_groups([(t.power, t.count * t.cores) for t in self.node_types])
+        if self.groups and merge_groups(self.groups) != groups:
+            raise ConfigError(
+                f"queue {self.site}/{self.name} groups",
+                self.groups,
+                f"() or {groups}, the groups of its node types",
+            )
+        return groups
 
     @property
     def pool_name(self) -> str:

@@ -46,6 +46,22 @@ The file (``examples/platform-dirac.toml``, ``examples/platform-heterogeneous.to
                                      # {dist = "empirical", file = "times.txt"}
     placement = "fastest"            # fastest (default), slowest or random
 
+A queue of a site that has neither ``groups`` nor ``sample`` may describe its machines as
+node types instead of ``groups``, with the keys of a cluster file's ``[[nodes]]``
+(`platform.cluster`; ``power`` is the node's NCU/s, default 1.0)::
+
+    [[sites.queues]]
+    name = "gpu"
+    [[sites.queues.nodes]]           # one table per node type (never with groups)
+    name = "a100"
+    count = 8                        # nodes of this type
+    cores = 64                       # each core is a processor of the queue's pool
+    memory = "512G"                  # recorded; no grid job asks for memory
+    gpus = 4                         # recorded (default 0); no grid job asks for GPUs
+    power = 120.0                    # NCU/s of each core
+    [sites.queues.nodes.gres]        # optional, recorded
+    nvme = 2
+
 Rules (docs/model.md, "Grid platforms and workloads"):
 
 * **Queues partition a site's nodes** (overlapping queues are out of scope, SPEC 5). Either
@@ -54,6 +70,15 @@ Rules (docs/model.md, "Grid platforms and workloads"):
   file order** (the first queue gets the fastest nodes); or the site has neither and each
   queue lists its own ``groups``. Nodes are counts per (queue, power) group, never one object
   per node; equal powers are merged into one group, groups are kept fastest first.
+* **Node types** (issue 24): a queue's ``[[sites.queues.nodes]]`` give its pool, per node
+  type, a group of (power, count x cores) processors. This is exact, not an approximation:
+  grid jobs ask only for processor counts (no memory, GPUs or node counts), and plain
+  requests on nodes of several cores reduce to a pool of their cores
+  (tests/reference_nodes.py, "Reduction to the processor model"). Memory, GPUs and generic
+  resources are kept on the `Queue` (``node_types``) for summaries. A queue gives its
+  machines one way: node types are refused with ``groups``, in a site that deals its own
+  nodes (``groups`` or ``sample``) and in a site with a ``nodes`` count. Each node type's
+  nodes count once towards ``max_nodes`` (its cores are not nodes).
 * **Sampling** (the paper's section 5): the multiset of all powers is built in proportion to
   the pool's weights for the total node count of the sampled sites (largest remainders, so
   the counts add up; exact when that count is a multiple of the pool's total weight), then
@@ -110,6 +135,7 @@ from schedlab.platform.description import (
     Queue,
     Site,
 )
+from schedlab.platform.node_types import NodeType, parse_node_types
 from schedlab.platform.nodes import (
     DEFAULT_REFERENCE_POOL,
     MAX_WEIGHT,
@@ -303,10 +329,10 @@ def _parse_platform(data: Mapping[str, Any], base: Path, source: str) -> Platfor
             )
         names[name] = i
         lan = _parse_link(f"{where}.lan", raw.get("lan"))
-        site_queues = _parse_queues(where, raw, name, kind, n, groups, base)
+        site_queues = _parse_queues(where, raw, name, kind, n, groups, base, max_nodes)
         sites.append(Site(name=name, queues=tuple(site_queues), lan=lan))
-        if kind == "queues":  # a site whose queues list their own groups
-            total += sum(q.nodes for q in site_queues) - max(n, 0)
+        if kind == "queues":  # a site whose queues list their own groups or node types
+            total += sum(_counted_nodes(q) for q in site_queues) - max(n, 0)
             if total > max_nodes:
                 raise ConfigError(
                     f"{where}.queues",
@@ -464,6 +490,14 @@ def _check_name_at(where: str, name: object) -> None:
         raise ConfigError(where, name, allowed)
 
 
+def _counted_nodes(queue: Queue) -> int:
+    """The nodes of ``queue`` counted towards ``max_nodes``: its node types' nodes, else its
+    processors (each a node of the grid model)."""
+    if queue.node_types:
+        return sum(t.count for t in queue.node_types)
+    return queue.nodes
+
+
 def _parse_queues(
     where: str,
     raw: Mapping[str, Any],
@@ -472,6 +506,7 @@ def _parse_queues(
     site_nodes: int,
     site_groups: tuple[tuple[float, int], ...],
     base: Path,
+    max_nodes: int,
 ) -> list[Queue]:
     entries = raw.get("queues")
     if entries is None:
@@ -495,6 +530,10 @@ def _parse_queues(
             )
         seen[name] = j
         nodes = entry.get("nodes")
+        if isinstance(nodes, list):  # node types, [[sites.queues.nodes]]
+            node_types = _parse_queue_node_types(where, j, entry, kind, site_nodes, max_nodes)
+            queues.append(_parse_queue(at, entry, site, name, (), base, node_types))
+            continue
         if nodes is not None:
             nodes = check_int(f"{at}.nodes", nodes, low=1, high=MAX_NODES, allowed=_NODES)
         if kind == "queues":
@@ -541,6 +580,47 @@ def _parse_queues(
     return queues
 
 
+def _parse_queue_node_types(
+    where: str, j: int, entry: Mapping[str, Any], kind: str, site_nodes: int, max_nodes: int
+) -> tuple[NodeType, ...]:
+    """The node types of queue ``j`` of site ``where`` (module docstring, "Node types"),
+    read by the cluster file's reader; refused beside the queue's groups or a site's own
+    nodes or node count."""
+
+    at = f"{where}.queues[{j}]"
+    raw = entry["nodes"]
+    shown = f"{len(raw)} node types"
+    if not raw or not all(isinstance(e, dict) for e in raw):
+        raise ConfigError(
+            f"{at}.nodes",
+            raw,
+            "a node count, or node types written [[sites.queues.nodes]] (tables with name, "
+            "count, cores, memory)",
+        )
+    if kind != "queues":
+        raise ConfigError(
+            f"{at}.nodes",
+            shown,
+            "a node count: the site's nodes (its groups or sample = true) are dealt to its "
+            "queues; a queue lists node types only in a site with neither",
+        )
+    if site_nodes >= 0:
+        raise ConfigError(
+            f"{where}.nodes",
+            site_nodes,
+            f"no node count on a site whose queue lists node types ({at}.nodes): their "
+            "counts are the queue's nodes",
+        )
+    if "groups" in entry:
+        raise ConfigError(
+            f"{at}.groups",
+            entry["groups"],
+            "no groups beside node types ([[sites.queues.nodes]]): a queue gives its "
+            "machines one way",
+        )
+    return parse_node_types(f"{at}.nodes", raw, max_nodes)
+
+
 def _deal(left: list[list[Any]], nodes: int) -> tuple[tuple[float, int], ...]:
     """Take ``nodes`` nodes from the front of ``left`` (fastest first); () if too few."""
     if sum(c for _, c in left) < nodes:
@@ -566,6 +646,7 @@ def _parse_queue(
     name: str,
     groups: tuple[tuple[float, int], ...],
     base: Path,
+    node_types: tuple[NodeType, ...] = (),
 ) -> Queue:
     t_max = entry.get("t_max", math.inf)
     if not (isinstance(t_max, float) and t_max == math.inf):
@@ -595,6 +676,7 @@ def _parse_queue(
         mu_env=mu_env,
         placement=placement,
         where=at,
+        node_types=node_types,
     )
 
 

@@ -47,13 +47,17 @@ import numpy as np
 
 __all__ = [
     "MAX_COUNT",
+    "ANY_PARTITION",
     "MAX_MEMORY",
+    "MAX_PARTITIONS",
     "NEVER_FITS_REASONS",
     "RULES",
     "Allocation",
     "NodeState",
     "Request",
+    "allocation_problem",
     "fits_ever",
+    "eligible_nodes",
     "fitting_nodes",
     "never_fits_reason",
     "place",
@@ -68,6 +72,10 @@ RULES = ("first_fit", "best_fit")
 MAX_COUNT = 2**40  # cores, GPUs or nodes of one request or one node
 MAX_MEMORY = float(2**40)  # MiB (1 EiB) of one request or one finite node
 
+ANY_PARTITION = -1  # a request any node may take
+MAX_PARTITIONS = 63  # partitions are bits of a node's int64 membership mask
+_ALL_PARTITIONS = -1  # the mask of a node in every partition (every bit set)
+
 _KIB = 1024.0  # KiB per MiB
 # Allocations on at most this many nodes are checked and applied node by node in Python:
 # for a few nodes that is several times faster than numpy's per-call overhead.
@@ -76,6 +84,7 @@ _SMALL = 8
 # Why a job can never run, even on the empty cluster (`never_fits_reason`); the names follow
 # the workload's skip reasons (``wider_than_machine`` is today's, kept for plain requests).
 NEVER_FITS_REASONS: tuple[str, ...] = (
+    "no_node_in_its_partition",  # the cluster's partitions hold no node for the job's
     "wider_than_machine",  # plain request: more cores than the whole cluster
     "more_nodes_than_machine",  # node request: more nodes than the cluster has
     "cores_per_node_above_every_node",
@@ -113,7 +122,9 @@ class Request:
     ``nodes`` None makes a plain processor request of ``cores_per_node`` cores in total (use
     `Request.processors`); memory and GPUs must then be 0 and ``exclusive`` False, because a
     request spread over any nodes has no "per node" to attach them to.
-    ``mem_per_node`` is rounded up to a whole KiB (module docstring).
+    ``mem_per_node`` is rounded up to a whole KiB (module docstring). ``partition``: the
+    number of the partition whose nodes alone may take the job (`NodeState` says which
+    nodes are in which), or -1 for any node.
     """
 
     nodes: int | None
@@ -121,8 +132,15 @@ class Request:
     mem_per_node: float = 0.0
     gpus_per_node: int = 0
     exclusive: bool = False
+    partition: int = ANY_PARTITION
 
     def __post_init__(self) -> None:
+        p = self.partition
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+            raise ValueError(f"partition must be an integer, got {p!r}")
+        if not ANY_PARTITION <= int(p) < MAX_PARTITIONS:
+            raise ValueError(f"partition must be in [-1, {MAX_PARTITIONS - 1}], got {p!r}")
+        object.__setattr__(self, "partition", int(p))
         if self.nodes is not None:
             object.__setattr__(self, "nodes", _count("nodes", self.nodes, 1))
         object.__setattr__(self, "cores_per_node", _count("cores_per_node", self.cores_per_node, 1))
@@ -142,9 +160,9 @@ class Request:
             )
 
     @classmethod
-    def processors(cls, procs: int) -> Request:
+    def processors(cls, procs: int, partition: int = -1) -> Request:
         """A plain processor request: ``procs`` cores spread over any nodes (SWF, --procs)."""
-        return cls(nodes=None, cores_per_node=procs)
+        return cls(nodes=None, cores_per_node=procs, partition=partition)
 
     @property
     def total_cores(self) -> int:
@@ -187,10 +205,15 @@ class NodeState:
         "free_gpus",
         "free_memory",
         "held_exclusive",
+        "partitions",
         "running",
     )
 
-    def __init__(self, capacities: Sequence[tuple[int, float, int]]) -> None:
+    def __init__(
+        self,
+        capacities: Sequence[tuple[int, float, int]],
+        partitions: Sequence[int] | None = None,
+    ) -> None:
         if len(capacities) == 0:
             raise ValueError("a cluster needs at least one node")
         cores, memory, gpus = [], [], []
@@ -212,6 +235,13 @@ class NodeState:
         self.free_gpus = self.cap_gpus.copy()
         self.running = np.zeros(len(cores), dtype=np.int64)
         self.held_exclusive = np.zeros(len(cores), dtype=bool)
+        # each node's partitions as bits (bit p: partition p); -1 (every bit): in all of them
+        if partitions is None:
+            self.partitions = np.full(len(cores), _ALL_PARTITIONS, dtype=np.int64)
+        else:
+            if len(partitions) != len(cores):
+                raise ValueError("one partition mask per node")
+            self.partitions = np.array(partitions, dtype=np.int64)
 
     @classmethod
     def single_core(cls, procs: int) -> NodeState:
@@ -345,7 +375,16 @@ def fitting_nodes(state: NodeState, request: Request) -> np.ndarray:
     )
     if request.exclusive:
         mask &= state.running == 0
+    if request.partition >= 0:
+        mask &= eligible_nodes(state, request.partition)
     return mask
+
+
+def eligible_nodes(state: NodeState, partition: int) -> np.ndarray:
+    """Boolean mask of the nodes of ``partition`` (every node for -1)."""
+    if partition < 0:
+        return np.ones(len(state), dtype=bool)
+    return ((state.partitions >> partition) & 1).astype(bool)
 
 
 def place(state: NodeState, request: Request, rule: str = "first_fit") -> Allocation | None:
@@ -354,7 +393,7 @@ def place(state: NodeState, request: Request, rule: str = "first_fit") -> Alloca
     if rule not in RULES:
         raise ValueError(f"unknown placement rule {rule!r}; expected one of {RULES}")
     if request.nodes is None:
-        return _place_spread(state, request.cores_per_node, rule)
+        return _place_spread(state, request.cores_per_node, rule, request.partition)
     mask = fitting_nodes(state, request)
     idx = np.flatnonzero(mask)
     n = request.nodes
@@ -379,9 +418,12 @@ def place(state: NodeState, request: Request, rule: str = "first_fit") -> Alloca
     return Allocation(nodes, cores, (request.mem_per_node,) * n, gpus, request.exclusive)
 
 
-def _place_spread(state: NodeState, procs: int, rule: str) -> Allocation | None:
+def _place_spread(state: NodeState, procs: int, rule: str, partition: int) -> Allocation | None:
     """A plain request of ``procs`` cores: drain nodes in the rule's order until done."""
-    available = np.where(state.held_exclusive, 0, state.free_cores)
+    closed = state.held_exclusive
+    if partition >= 0:
+        closed = closed | ~eligible_nodes(state, partition)
+    available = np.where(closed, 0, state.free_cores)
     idx = np.flatnonzero(available > 0)
     if int(available[idx].sum()) < procs:
         return None
@@ -409,15 +451,17 @@ def never_fits_reason(
     the order of `NEVER_FITS_REASONS`. Only capacities are read: pass a `NodeState` built
     once when checking many jobs."""
     state = capacities if isinstance(capacities, NodeState) else NodeState(capacities)
+    mine = eligible_nodes(state, request.partition)
+    if not mine.any():
+        return "no_node_in_its_partition"
     if request.nodes is None:
-        return (
-            None if request.cores_per_node <= int(state.cap_cores.sum()) else ("wider_than_machine")
-        )
-    if request.nodes > len(state):
+        fits = request.cores_per_node <= int(state.cap_cores[mine].sum())
+        return None if fits else "wider_than_machine"
+    if request.nodes > int(mine.sum()):
         return "more_nodes_than_machine"
-    cores_ok = state.cap_cores >= request.cores_per_node
-    memory_ok = state.cap_memory >= request.mem_per_node
-    gpus_ok = state.cap_gpus >= request.gpus_per_node
+    cores_ok = (state.cap_cores >= request.cores_per_node) & mine
+    memory_ok = (state.cap_memory >= request.mem_per_node) & mine
+    gpus_ok = (state.cap_gpus >= request.gpus_per_node) & mine
     if not cores_ok.any():
         return "cores_per_node_above_every_node"
     if not memory_ok.any():
@@ -432,3 +476,42 @@ def never_fits_reason(
 def fits_ever(capacities: Sequence[tuple[int, float, int]] | NodeState, request: Request) -> bool:
     """Whether the empty cluster could hold ``request`` (`never_fits_reason` is None)."""
     return never_fits_reason(capacities, request) is None
+
+
+def allocation_problem(
+    request: Request,
+    alloc: Allocation,
+    capacities: Sequence[tuple[int, float, int]],
+    partitions: Sequence[int] | None = None,
+) -> str | None:
+    """What is wrong with ``alloc`` as an allocation of ``request`` on nodes of these
+    ``(cores, memory MiB, gpus)`` capacities, or None: distinct existing nodes, and on each
+    exactly what the request asks (an exclusive job: every core and GPU of the node)."""
+    nodes = alloc.nodes
+    k = len(nodes)
+    if k == 0 or not (len(alloc.cores) == len(alloc.memory) == len(alloc.gpus) == k):
+        return f"malformed allocation {alloc}"
+    if len(set(nodes)) != k or not all(0 <= i < len(capacities) for i in nodes):
+        return f"nodes not distinct or out of range: {nodes}"
+    if alloc.exclusive != request.exclusive:
+        return "the allocation's exclusive flag differs from the request's"
+    p = request.partition
+    if p >= 0 and partitions is not None:
+        outside = [i for i in nodes if not (int(partitions[i]) >> p) & 1]
+        if outside:
+            return f"nodes {outside} are not in the job's partition {p}"
+    if request.nodes is None:
+        if sum(alloc.cores) != request.cores_per_node or min(alloc.cores) < 1:
+            return f"{sum(alloc.cores)} cores for a request of {request.cores_per_node}"
+        if any(m != 0 for m in alloc.memory) or any(g != 0 for g in alloc.gpus):
+            return "a plain processor request holds memory or GPUs"
+        return None
+    if k != request.nodes:
+        return f"{k} nodes for a request of {request.nodes}"
+    for i, c, m, g in zip(nodes, alloc.cores, alloc.memory, alloc.gpus):
+        want_c, want_g = request.cores_per_node, request.gpus_per_node
+        if request.exclusive:
+            want_c, want_g = capacities[i][0], capacities[i][2]
+        if (c, m, g) != (want_c, request.mem_per_node, want_g):
+            return f"node {i} holds {(c, m, g)}, the request asks {request}"
+    return None

@@ -11,6 +11,10 @@ of a window. Each is drawn by the function of ``drawing`` that draws it in the s
   processor-seconds used, the earliest such), not its first days, which are often quiet;
   at most ``max_jobs`` jobs are drawn (the window is cut where the next one starts, and the
   figure says so), so a huge window stays a small file.
+- A run on a cluster with GPUs (a ``gpus`` column and ``result.cluster`` with GPUs) gets a
+  fifth figure, ``gpus``: the share of GPUs busy beside the share of cores busy (what each
+  job held, ``metrics.nodes.occupancy_series``), on the time axis of the others. Every other
+  run draws the four figures as before.
 - Output by suffix: ``.html`` is one self-contained page (inline SVG, no script, no
   network) with the run's summary and the four figures; ``.png``/``.svg``/``.pdf`` one
   image with the four panels. Same result, same bytes (no date, fixed SVG ids).
@@ -33,6 +37,7 @@ from matplotlib.figure import Figure
 import schedlab.report.drawing as drawing
 import schedlab.report.style as style
 from schedlab.errors import ConfigError
+from schedlab.metrics.nodes import occupancy_series
 from schedlab.metrics.occupancy import timeseries_from_jobs
 from schedlab.outputs import write_atomic
 from schedlab.report.html import CSS, _charts, _Figures, _fmt
@@ -41,6 +46,7 @@ from schedlab.simulation import SimulationResult
 __all__ = [
     "DEFAULT_SPAN",
     "FIGURES",
+    "GPU_FIGURE",
     "PLOT_SUFFIXES",
     "busiest_window",
     "check_plot_path",
@@ -53,6 +59,7 @@ __all__ = [
 
 PLOT_SUFFIXES = (".html", ".png", ".svg", ".pdf")
 FIGURES = ("utilization", "queue", "wait", "gantt")
+GPU_FIGURE = "gpus"  # the fifth figure of a run on a cluster with GPUs
 DEFAULT_SPAN = drawing.GANTT_DEFAULT_SPAN  # seconds: the length of the default Gantt window
 MAX_JOBS = 400
 SHADE: dict[str, Any] = {"color": "#e8a33d", "alpha": 0.22, "linewidth": 0, "zorder": 0}
@@ -105,8 +112,33 @@ def _window(window: tuple[float, float] | str | None) -> tuple[float, float] | N
 
 
 @dataclass(frozen=True)
+class _Occupancy:
+    """Cores and GPUs held over time (step functions after each instant) and their totals."""
+
+    times: np.ndarray
+    cores: np.ndarray
+    gpus: np.ndarray
+    total_cores: int
+    total_gpus: int
+
+
+def _occupancy(result: SimulationResult) -> _Occupancy | None:
+    """The GPU figure's data, or None when the run has no GPUs to show (no ``gpus`` column,
+    no cluster, or a cluster without GPUs)."""
+    cluster = getattr(result, "cluster", None)
+    if cluster is None or int(cluster.gpus) <= 0 or "gpus" not in result.columns:
+        return None
+    columns = result.columns
+    cores = columns["cores_held"] if "cores_held" in columns else columns["procs"]
+    times, cores_busy, gpus_busy = occupancy_series(
+        columns["started_at"], columns["finished_at"], cores, columns["gpus"]
+    )
+    return _Occupancy(times, cores_busy, gpus_busy, int(cluster.cores), int(cluster.gpus))
+
+
+@dataclass(frozen=True)
 class _Run:
-    """What the four figures draw, computed once."""
+    """What the figures draw, computed once."""
 
     jobs: Mapping[str, Any]
     series: Mapping[str, Any]
@@ -117,6 +149,12 @@ class _Run:
     window: tuple[float, float]
     default_window: bool
     style: dict[str, Any]
+    occupancy: _Occupancy | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The figures of this run: `FIGURES`, then `GPU_FIGURE` when it has GPUs."""
+        return FIGURES if self.occupancy is None else (*FIGURES, GPU_FIGURE)
 
 
 def _policy_name(result: SimulationResult) -> str:
@@ -152,6 +190,7 @@ def _prepare(
         window=chosen,
         default_window=window is None,
         style={"color": style.policy_colors([name])[name], "linestyle": "-"},
+        occupancy=_occupancy(result),
     )
 
 
@@ -178,6 +217,31 @@ def _draw_utilization(ax: Axes, run: _Run, drawn: drawing.GanttDrawn) -> None:
         ax, [series], [run.name], [run.style], "utilization", window=window
     )
     ax.set_title(f"Utilization ({window / 3600:g} h moving mean)", fontsize=11)
+    _shade(ax, unit, drawn)
+
+
+def _draw_gpus(ax: Axes, run: _Run, drawn: drawing.GanttDrawn) -> None:
+    """GPUs busy / all beside cores busy / all, smoothed as the utilization is; the time
+    axis starts where the others do (the first submission), idle until the first start."""
+    occ = run.occupancy
+    assert occ is not None
+    window = _smoothing(run)
+    start = np.asarray(run.series["time"], dtype=np.float64)[:1]
+    lead = bool(start.size) and (occ.times.size == 0 or start[0] < occ.times[0])
+    times = np.concatenate((start, occ.times)) if lead else occ.times
+    series = []
+    for busy, total in ((occ.cores, occ.total_cores), (occ.gpus, occ.total_gpus)):
+        values = np.concatenate(([0], busy)) if lead else busy
+        step = drawing.series_of({"time": times, "busy_procs": values}, "utilization", total)
+        assert step is not None
+        series.append(step)
+    styles = [{"color": "0.55", "linestyle": "--"}, run.style]
+    unit = drawing.draw_timeseries(
+        ax, series, ["cores", "GPUs"], styles, "utilization", window=window
+    )
+    ax.set_ylabel("busy / all (cores, GPUs)")
+    ax.set_title(f"GPUs and cores busy ({window / 3600:g} h moving mean)", fontsize=11)
+    style.legend_beside(ax)
     _shade(ax, unit, drawn)
 
 
@@ -208,17 +272,25 @@ def _draw_gantt(ax: Axes, run: _Run, max_jobs: int) -> drawing.GanttDrawn:
     )
 
 
-_SIZES = {"utilization": (6.4, 3.6), "queue": (6.4, 3.6), "wait": (6.4, 4.0), "gantt": (10.0, 4.8)}
+_SIZES = {
+    "utilization": (6.4, 3.6),
+    "queue": (6.4, 3.6),
+    "wait": (6.4, 4.0),
+    "gantt": (10.0, 4.8),
+    GPU_FIGURE: (7.2, 3.6),
+}
 
 
 def _draw_all(axes: Mapping[str, Axes], run: _Run, max_jobs: int) -> drawing.GanttDrawn:
-    """The four drawings on their axes; the Gantt first, so the others shade its window."""
+    """The drawings on their axes; the Gantt first, so the others shade its window."""
     if max_jobs < 1:
         raise ConfigError("max_jobs", max_jobs, "an integer >= 1")
     drawn = _draw_gantt(axes["gantt"], run, max_jobs)
     _draw_utilization(axes["utilization"], run, drawn)
     _draw_queue(axes["queue"], run, drawn)
     _draw_wait(axes["wait"], run)
+    if run.occupancy is not None:
+        _draw_gpus(axes[GPU_FIGURE], run, drawn)
     return drawn
 
 
@@ -230,7 +302,7 @@ def _figures(
 ) -> tuple[dict[str, Figure], _Run, drawing.GanttDrawn]:
     run = _prepare(result, window, title)
     out = {}
-    for name in FIGURES:
+    for name in run.names:
         fig = Figure(figsize=_SIZES[name], layout="constrained")
         out[name] = fig
     axes = {name: style.style_axes(fig.add_subplot()) for name, fig in out.items()}
@@ -245,8 +317,9 @@ def figures_of(
     max_jobs: int = MAX_JOBS,
     title: str | None = None,
 ) -> dict[str, Figure]:
-    """The four figures of ``result`` apart, by name (``FIGURES``): for papers, or to
-    restyle one. ``window``, ``max_jobs``, ``title``: as in ``plot``."""
+    """The figures of ``result`` apart, by name (``FIGURES``, then ``GPU_FIGURE`` for a run
+    with GPUs): for papers, or to restyle one. ``window``, ``max_jobs``, ``title``: as in
+    ``plot``."""
     return _figures(result, window, max_jobs, title)[0]
 
 
@@ -258,14 +331,23 @@ def panels(
     title: str | None = None,
 ) -> Figure:
     """One figure with the four panels: the two time series stacked (one time axis), the
-    wait CDF beside them, the Gantt chart below across the width."""
+    wait CDF beside them, the Gantt chart below across the width. A run with GPUs has a
+    third time series, GPUs and cores busy, under the other two."""
     run = _prepare(result, window, title)
-    fig = Figure(figsize=(12.0, 11.0), layout="constrained")
-    axes = fig.subplot_mosaic(
-        [["utilization", "wait"], ["queue", "wait"], ["gantt", "gantt"]],
-        height_ratios=[1.0, 1.0, 1.6],
-        width_ratios=[1.5, 1.0],
-    )
+    if run.occupancy is None:
+        fig = Figure(figsize=(12.0, 11.0), layout="constrained")
+        axes = fig.subplot_mosaic(
+            [["utilization", "wait"], ["queue", "wait"], ["gantt", "gantt"]],
+            height_ratios=[1.0, 1.0, 1.6],
+            width_ratios=[1.5, 1.0],
+        )
+    else:
+        fig = Figure(figsize=(12.0, 14.0), layout="constrained")
+        axes = fig.subplot_mosaic(
+            [["utilization", "wait"], ["queue", "wait"], [GPU_FIGURE, "wait"], ["gantt", "gantt"]],
+            height_ratios=[1.0, 1.0, 1.0, 1.6],
+            width_ratios=[1.5, 1.0],
+        )
     for ax in axes.values():
         style.style_axes(ax)
     _draw_all(axes, run, max_jobs)
@@ -285,6 +367,14 @@ def _captions(run: _Run, drawn: drawing.GanttDrawn, max_jobs: int) -> dict[str, 
         else ""
     )
     shaded = "shaded: the window of the Gantt chart"
+    extra = {}
+    if run.occupancy is not None:
+        extra[GPU_FIGURE] = (
+            f"Busy GPUs / all {run.occupancy.total_gpus:,} and busy cores / all "
+            f"{run.occupancy.total_cores:,} (dashed), what the running jobs held (an exclusive "
+            f"job every core and GPU of its nodes), trailing time-weighted mean over "
+            f"{_smoothing(run) / 3600:g} h; {shaded}."
+        )
     return {
         "utilization": f"Busy processors / all {run.procs:,}, trailing time-weighted mean over "
         f"{_smoothing(run) / 3600:g} h ({source}); {shaded}.",
@@ -294,6 +384,7 @@ def _captions(run: _Run, drawn: drawing.GanttDrawn, max_jobs: int) -> dict[str, 
         "linear below 1 s so that jobs that did not wait show.",
         "gantt": f"{drawing.gantt_window_text(drawn, run.default_window, max_jobs)}. "
         + drawing.GANTT_EXPLAINED,
+        **extra,
     }
 
 
@@ -305,14 +396,17 @@ def render_html(
     title: str | None = None,
 ) -> str:
     """The page of ``result`` as text: title, the run's numbers, the four figures, each a
-    ``<figure class="chart" data-chart="NAME">`` (``<body data-figures="4">``)."""
+    ``<figure class="chart" data-chart="NAME">`` (``<body data-figures="4">``; 5 for a run
+    with GPUs)."""
     from schedlab.humanize import metric_label, metric_text
     from schedlab.version import __version__
 
     figs, run, drawn = _figures(result, window, max_jobs, title)
     captions = _captions(run, drawn, max_jobs)
     page = _Figures()
-    charts = [page.html(name, figs[name], captions[name], wide=name == "gantt") for name in FIGURES]
+    charts = [
+        page.html(name, figs[name], captions[name], wide=name == "gantt") for name in run.names
+    ]
     # wall_time: not the run's (and would change the bytes); procs: the row above
     summary = {k: v for k, v in result.summary().items() if k not in ("wall_time", "procs")}
     rows = [
