@@ -147,10 +147,14 @@ class NodeSimulator:
         self.capacities = [(int(c), float(m), int(g)) for c, m, g in capacities]
         self.partitions = None if partitions is None else [int(p) for p in partitions]
         self.state = NodeState(self.capacities, self.partitions)
+        checked: set[Request] = set()  # jobs share requests: each is checked once
         for j, request in enumerate(self.requests):  # the caller skips these beforehand
+            if request in checked:
+                continue
             reason = never_fits_reason(self.state, request)
             if reason is not None:
                 raise ValueError(f"job {j} can never run on these nodes: {reason}")
+            checked.add(request)
         self.policy = policy
         self.kill_on_overrun = kill_on_overrun
         self.check = check
