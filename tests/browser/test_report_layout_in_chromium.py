@@ -228,7 +228,7 @@ def test_paper_figures_drawn_from_made_up_rows(browser: Browser, tmp_path: Path)
 
     from schedlab.experiments.reproduce import hlw
     from schedlab.experiments.reproduce.published import DBF_TABLES
-    from schedlab.report import reproduce
+    from schedlab.report import reproduce, reproduce_hlw
 
     published = next(iter(DBF_TABLES))
     rows = [
@@ -246,7 +246,7 @@ def test_paper_figures_drawn_from_made_up_rows(browser: Browser, tmp_path: Path)
     }
     for figure, legends in (
         (reproduce.dbf_figure(rows, tmp_path / "dbf.svg"), 1),
-        (reproduce.hlw_figure(values, tmp_path / "hlw.svg"), 0),
+        (reproduce_hlw.hlw_figure(values, tmp_path / "hlw.svg"), 0),
     ):
         found = _look(browser, figure, tmp_path / f"{figure.stem}.png")["figures"]
         assert found["problems"] == [] and found["legends"] == legends, (figure.name, found)

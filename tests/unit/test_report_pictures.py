@@ -27,6 +27,8 @@ figures = pytest.importorskip("schedlab.report.figures")
 drawing = pytest.importorskip("schedlab.report.drawing")
 single = pytest.importorskip("schedlab.report.single")
 reproduce = pytest.importorskip("schedlab.report.reproduce")
+reproduce_hlw = pytest.importorskip("schedlab.report.reproduce_hlw")
+reproduce_tdcs = pytest.importorskip("schedlab.report.reproduce_tdcs")
 html = pytest.importorskip("schedlab.report.html")
 
 DAY = 86400.0
@@ -197,7 +199,8 @@ def _capture(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         saved.append(fig)
         return Path(path)
 
-    monkeypatch.setattr(reproduce, "save", keep)
+    for module in (reproduce, reproduce_hlw, reproduce_tdcs):
+        monkeypatch.setattr(module, "save", keep)
     return saved
 
 
@@ -244,9 +247,9 @@ def test_reproduction_legends_cover_no_bar_and_no_line(
         }  # fmt: skip
         for i, name in enumerate(("tdcs", "tdcs_no_preemption", "round_robin", "random"))
     }
-    reproduce.tdcs_components_figure(means, tmp_path / "c.svg")
+    reproduce_tdcs.tdcs_components_figure(means, tmp_path / "c.svg")
     curve = [(h, 3000.0 + 20000 / (h or 64), 9000.0 + 90000 / (h or 64)) for h in (1, 4, None)]
-    reproduce.tdcs_horizon_figure(curve, tmp_path / "h.svg")
+    reproduce_tdcs.tdcs_horizon_figure(curve, tmp_path / "h.svg")
     mmc = [
         {
             "servers": c,
@@ -284,7 +287,7 @@ def test_hlw_log_axes_label_decades_and_steps_without_piling_up(
         }  # fmt: skip
         for s in hlw.SCENARIOS
     }
-    reproduce.hlw_figure(values, tmp_path / "hlw.svg")
+    reproduce_hlw.hlw_figure(values, tmp_path / "hlw.svg")
     (fig,) = saved
     assert piled_labels(fig) == []
     _renderer(fig)

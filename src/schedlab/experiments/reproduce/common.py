@@ -144,6 +144,60 @@ def fmt_change(new: float, old: float) -> str:
     return fmt_pct(change(new, old))
 
 
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of a paper tested on our runs: what the paper says (``claim``, with
+    the paper's value), what we measured (``ours``), whether the claim holds, and under
+    which reading of the paper (``reading``: the main one, or a named sensitivity reading).
+    ``name`` is a stable identifier (tests and scripts look claims up by it)."""
+
+    name: str
+    claim: str
+    paper: Any
+    ours: Any
+    holds: bool
+    reading: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "claim": self.claim,
+            "paper": self.paper,
+            "ours": _finite(self.ours),
+            "holds": bool(self.holds),
+            "reading": self.reading,
+        }
+
+
+def _finite(value: Any) -> Any:
+    """JSON-safe: a float that is not finite becomes None (null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+def _cell(value: Any) -> str:
+    """A claim's value as a cell: numbers as `fmt`, anything else (names, lists) as text."""
+    if value is None or isinstance(value, str) or (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    ):
+        return fmt(value)
+    return str(value)
+
+
+def claims_table(claims: Sequence[Claim]) -> tuple[str, list[str], list[list[str]]]:
+    """The claims as a table: claim, the paper's value, ours, holds, reading."""
+    rows = [
+        [c.claim, _cell(c.paper), _cell(c.ours), "yes" if c.holds else "no", c.reading]
+        for c in claims
+    ]
+    return ("The paper's claims, tested", ["claim", "paper", "ours", "holds", "reading"], rows)
+
+
 @dataclass
 class Reproduction:
     """The outcome of one reproduction: JSON rows, side-by-side tables, notes, files, and
@@ -156,9 +210,15 @@ class Reproduction:
     files: list[Path] = field(default_factory=list)
     # the data `report.reproduce.draw_figures` draws (per paper; never in the JSON)
     figure_data: dict[str, Any] = field(default_factory=dict)
+    # the paper's claims tested on these runs (in the JSON as "claims" when there are any)
+    claims: list[Claim] = field(default_factory=list)
+
+    def claims_json(self) -> dict[str, Any]:
+        """``{"claims": [...]}`` when the reproduction tests claims, else nothing."""
+        return {"claims": [c.to_json() for c in self.claims]} if self.claims else {}
 
     def to_json(self) -> dict[str, Any]:
-        return {"paper": self.paper, "rows": self.rows, "notes": self.notes}
+        return {"paper": self.paper, "rows": self.rows, **self.claims_json(), "notes": self.notes}
 
     def markdown(self) -> str:
         parts = [f"## {self.paper}\n"]
