@@ -26,8 +26,12 @@ policy are not tried.
 ``PYTHONPATH`` (e.g. ``git worktree add /tmp/old HEAD``), interleaved with this checkout's
 runs so that machine noise hits both alike (best of ``--repeat``). A worktree has no
 compiled C profile: copy ``src/schedlab/platform/_cprofile*.so`` into it, else it runs the
-pure-Python profile (this script says which profile each side used). Every pair of runs is
-also checked to give the same mean wait.
+pure-Python profile. A run on the pure-Python profile measures something else (several
+times slower), so the script refuses it loudly, naming the side and its folder, unless
+``--allow-pure-python`` is given. This checkout's side puts ``src/`` first on the path only
+when the compiled extension was built there (an editable install); otherwise it runs the
+installed package (a non-editable install has no extension in ``src/``). Every pair of runs
+is also checked to give the same mean wait.
 """
 
 from __future__ import annotations
@@ -98,6 +102,13 @@ def run_child(argv: list[str], pythonpath: str | None, timeout: float) -> dict |
     return json.loads(out.stdout)
 
 
+def this_checkout() -> str | None:
+    """This checkout's ``src`` when its compiled profile is there (an editable install),
+    else None: the installed package."""
+    platform = ROOT / "src" / "schedlab" / "platform"
+    return str(ROOT / "src") if any(platform.glob("_cprofile*.so")) else None
+
+
 def slope(n0: int, t0: float, n1: int, t1: float) -> float:
     """Log-log slope of time against jobs between two sizes."""
     return math.log(t1 / t0) / math.log(n1 / n0)
@@ -121,9 +132,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     parser.add_argument("--baseline", help="src/ folder of another checkout to compare with")
     parser.add_argument("--json-out", type=Path, help="write every measurement as JSON")
+    parser.add_argument(
+        "--allow-pure-python",
+        action="store_true",
+        help="measure even a side that runs the pure-Python profile (refused by default)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.jobs.split(",")]
-    variants: list[tuple[str, str | None]] = [("now", str(ROOT / "src"))]
+    variants: list[tuple[str, str | None]] = [("now", this_checkout())]
     if args.baseline:
         variants.insert(0, ("baseline", args.baseline))
     rows = []
@@ -149,6 +165,13 @@ def main() -> None:
                     if label in timed_out:
                         continue
                     got = run_child(argv, path, args.timeout)
+                    if got is not None and not got["c_profile"] and not args.allow_pure_python:
+                        raise SystemExit(
+                            f"{label}: {got['src']} runs the pure-Python availability profile, "
+                            "several times slower than the compiled one: build it (pip install "
+                            "-e .) or copy src/schedlab/platform/_cprofile*.so there, or pass "
+                            "--allow-pure-python to measure it anyway"
+                        )
                     if got is None:
                         timed_out.add(label)
                         best[(label, n)] = None
