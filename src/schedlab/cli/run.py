@@ -27,7 +27,7 @@ from schedlab.cli.common import (
     wrote,
 )
 from schedlab.errors import ConfigError, OutputError
-from schedlab.metrics.summary import HEADLINE_KEYS
+from schedlab.metrics.keys import HEADLINE_KEYS
 from schedlab.notes import note
 from schedlab.outputs import is_stdout, same_file, write_atomic
 

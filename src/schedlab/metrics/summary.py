@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from schedlab.metrics.keys import GRID_STREAM_KEYS
 from schedlab.metrics.tdcs import TDCS_KEYS
 
 if TYPE_CHECKING:
@@ -46,15 +47,6 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "unfairness",
     "killed",
     "wall_time",
-)
-# What a comparison of policies shows first (`schedlab demo`, the report's tables)
-HEADLINE_KEYS: tuple[str, ...] = (
-    "mean_wait_time",
-    "max_wait_time",
-    "mean_response_time",
-    "mean_bounded_slowdown",
-    "utilization",
-    "unfairness",
 )
 # (key prefix, quantile) of the percentile keys: a mean hides the tail users feel
 PERCENTILES: tuple[tuple[str, float], ...] = (("median", 0.5), ("p90", 0.9), ("p99", 0.99))
@@ -239,15 +231,6 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     }
 
 
-# The metrics of each stream of a grid run (meta-jobs, local jobs; also per site or org)
-GRID_STREAM_KEYS: tuple[str, ...] = (
-    "jobs",
-    "makespan",
-    "mean_wait_time",
-    "mean_local_wait_time",
-    "mean_execution_time",
-    "mean_response_time",
-)
 
 # Extra summary keys of grid runs (Caron et al. (LIP RR-2005-13),
 # `grid.run.GridResult.summary`): the metrics of the meta-jobs (global_) and of the local jobs

@@ -28,7 +28,7 @@ import schedlab.report.figures as figures
 import schedlab.report.style as style
 from schedlab.errors import ConfigError
 from schedlab.humanize import human_value, metric_label, metric_text
-from schedlab.metrics.summary import HEADLINE_KEYS
+from schedlab.metrics.keys import HEADLINE_KEYS
 from schedlab.outputs import write_atomic
 
 if TYPE_CHECKING:
