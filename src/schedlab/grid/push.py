@@ -136,6 +136,8 @@ class _LeastDepth(_Dispatcher):
         self._epoch = -1  # the k of the copy's period [k Δt, (k + 1) Δt)
         self._extra: list[int] = []  # Δt = 0: this pass's dispatches that arrive at once
         self._order: list[tuple[int, int]] = []  # (site, pool) of each pool: the tie rule
+        self._ranked: list[int] = []  # Δt > 0: pools by the frozen copy's key (made lazily)
+        self._best_of: dict[int, int] = {}  # Δt > 0: processors -> its pool, this period
 
     def setup(self, index: int, platform: PlatformView) -> None:
         super().setup(index, platform)
@@ -146,6 +148,14 @@ class _LeastDepth(_Dispatcher):
         self._extra = [0] * len(platform.pools)
         sites = self.context.pool_sites
         self._order = [(sites[p], p) for p in range(len(platform.pools))]
+        self._ranked = []
+        self._best_of = {}
+
+    def _key_of_copy(self, p: int) -> tuple[int, int, tuple[int, int]]:
+        """The frozen copy's ranking of pool p: depth, then (tie = "free") most free
+        processors, then site and queue."""
+        free = -self._free_copy[p] if self.by_free else 0
+        return (self._copy[p], free, self._order[p])
 
     def _depths(self) -> list[int]:
         assert self._platform is not None
@@ -160,11 +170,22 @@ class _LeastDepth(_Dispatcher):
                     self._free_copy = self._free()
                 self._epoch = epoch
                 self.refreshes.append(now)
-            depth = self._copy
-            free = self._free_copy
-        else:
-            depth = [d + e for d, e in zip(self._depths(), self._extra)]
-            free = self._free() if self.by_free else []
+                self._ranked = []
+                self._best_of = {}
+            # the copy is frozen for the period: rank the pools once, and answer each job
+            # size once (the first ranked pool that holds it: the minimum over its pools,
+            # every key being distinct), instead of a minimum over every pool per job
+            procs = self._platform.procs[job]  # type: ignore[union-attr]
+            best = self._best_of.get(procs)
+            if best is None:
+                if not self._ranked:
+                    self._ranked = sorted(range(len(self._copy)), key=self._key_of_copy)
+                eligible = set(pools)
+                best = next(p for p in self._ranked if p in eligible)
+                self._best_of[procs] = best
+            return best
+        depth = [d + e for d, e in zip(self._depths(), self._extra)]
+        free = self._free() if self.by_free else []
         order = self._order
         if self.by_free:
             return min(pools, key=lambda p: (depth[p], -free[p], order[p]))
