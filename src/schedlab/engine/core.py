@@ -14,7 +14,7 @@ from typing import Any
 from schedlab.engine.actors import Actor, JobEvent, listened_events
 from schedlab.engine.events import ADMIT, DELIVERIES, RELEASED, TRANSIT
 from schedlab.engine.jobs import JobSpecs, JobTable
-from schedlab.engine.pools import Pool
+from schedlab.engine.pools import Clock, Pool
 from schedlab.engine.protocol import Policy
 from schedlab.errors import PolicyError
 from schedlab.platform.pool import PoolSpec
@@ -57,8 +57,10 @@ class KernelCore:
         self.progress = progress
         self.max_rounds = max_rounds
         self.actors = list(actors)
+        self.clock = Clock()  # what every pool's view reads as ``now``
         self.pools = [
-            Pool(i, spec, policy, kill_on_overrun) for i, (spec, policy) in enumerate(pools)
+            Pool(i, spec, policy, kill_on_overrun, self.clock)
+            for i, (spec, policy) in enumerate(pools)
         ]
         table = self.jobs = JobTable(jobs)
         for p in self.pools:

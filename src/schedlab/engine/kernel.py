@@ -77,9 +77,8 @@ class Kernel(KernelCore):
         """The first instant: every policy set up, every actor set up and asked once."""
         release_at = self.jobs.release_at
         first = min((release_at[j] for j in self._roots), default=0.0)
-        self.now = first
+        self.now = self.clock.now = first
         for pool in self.pools:
-            pool.view.now = first
             pool.policy.setup(pool.view)
         for i, actor in enumerate(self.actors):
             actor.setup(i, self)
@@ -91,6 +90,7 @@ class Kernel(KernelCore):
         clock = time.perf_counter()
         self._start()
         heap = self._heap
+        shared = self.clock
         roots = self._roots
         release_at = self.jobs.release_at
         gen = self.jobs.gen
@@ -114,9 +114,7 @@ class Kernel(KernelCore):
             instants += 1
             if progress is not None and not instants & 4095:
                 progress(self.done, len(self.state))
-            self.now = now
-            for p in self.pools:
-                p.view.now = now
+            self.now = shared.now = now
             rounds = 0
             while True:
                 rounds += 1
