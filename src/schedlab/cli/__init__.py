@@ -39,11 +39,9 @@ reflow_help(app)  # help paragraphs wrap at the terminal's width
 
 def _version(value: bool) -> None:
     if value:
-        from schedlab import __version__
-        from schedlab.platform import profile_note
-        from schedlab.workload.swf import parser_note
+        from schedlab.about import version_line
 
-        print(f"schedlab {__version__}; {profile_note()}; {parser_note()}")
+        print(version_line())
         raise typer.Exit()
 
 

@@ -70,13 +70,14 @@ import io
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from schedlab.errors import WorkloadError, printable
 from schedlab.inputs import read_input
 from schedlab.outputs import write_atomic
+from schedlab.workload.cparser import load_c_parser, parser_note_for
 from schedlab.workload.job import (
     JOB_ID_EXPECTED,
     MAX_PROCS,
@@ -218,24 +219,14 @@ def _split_header(data: bytes) -> tuple[list[bytes] | None, list[tuple[int, str]
     return lines, header_at, b"\n".join(kept)
 
 
-def _load_c_parser() -> Callable[[bytes], bytearray | None] | None:
-    try:
-        from schedlab.workload._cswf import parse_jobs
-    except ImportError:  # not compiled (no compiler at install time): loadtxt does the job
-        return None
-    return parse_jobs
-
-
 # The C tokenizer: job lines to float64 rows (in a bytearray), None where loadtxt would fail.
-_C_PARSE_JOBS = _load_c_parser()
+_C_PARSE_JOBS = load_c_parser()
 
 
 def parser_note() -> str:
     """Which parser reads SWF job lines (for ``schedlab --version``; nothing else says it:
     without the extension reading is slower, never different)."""
-    if _C_PARSE_JOBS is not None:
-        return "SWF parser: C extension"
-    return "SWF parser: numpy.loadtxt (the C extension was not compiled)"
+    return parser_note_for(_C_PARSE_JOBS is not None)
 
 
 def _parse_fast(body: bytes) -> np.ndarray | None:
