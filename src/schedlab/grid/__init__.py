@@ -4,7 +4,8 @@ A meta-scheduler is a set of actors (`engine.actors`) built for a platform: cent
 through an information system, DIRAC pull with a task queue, a matcher and site agents,
 pilots. Which job runs and where are separate decisions: a meta-scheduler picks the pool,
 the pool's registry policy picks what runs. Meta-schedulers register by name like policies.
-"""
 
-# the built-in meta-schedulers register on import (`grid.registry` imports none of them)
-from schedlab.grid import dirac, direct, push, tdcs  # noqa: F401
+The built-in meta-schedulers (`grid.push`, `grid.dirac`, `grid.direct`, `grid.tdcs`) are
+imported by the registry at its first lookup (`grid.registry`), not here: a cluster run
+imports this package and needs none of them.
+"""

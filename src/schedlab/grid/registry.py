@@ -3,13 +3,14 @@
 A meta-scheduler class has ``name``, a frozen-dataclass ``Params`` (checked like policy
 parameters: the same `schedlab.registry.check_param`), and implements `MetaScheduler`. Third
 parties register through the entry-point group ``schedlab.meta_schedulers``. The built-ins
-(`grid.push`, `grid.dirac`, `grid.tdcs`) register when the package `schedlab.grid` imports
-them, which Python does before this module runs: this module imports none of them.
+(`grid.push`, `grid.dirac`, `grid.direct`, `grid.tdcs`) register when imported; the registry
+imports them at its first lookup (`_load_builtins`: by name, since they import this module).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
@@ -29,7 +30,16 @@ __all__ = [
     "reports_of",
 ]
 
-META_SCHEDULERS = Registry("meta-scheduler", "schedlab.meta_schedulers")
+_BUILTIN_MODULES = ("push", "dirac", "direct", "tdcs")
+
+
+def _load_builtins() -> None:
+    """Import the built-in meta-schedulers (each registers itself)."""
+    for module in _BUILTIN_MODULES:
+        importlib.import_module(f"schedlab.grid.{module}")
+
+
+META_SCHEDULERS = Registry("meta-scheduler", "schedlab.meta_schedulers", _load_builtins)
 
 
 class MetaScheduler(Protocol):
