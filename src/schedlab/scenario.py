@@ -34,7 +34,6 @@ from schedlab.engine.kernel import Kernel
 from schedlab.engine.protocol import Policy, PolicyHooks, policy_hooks
 from schedlab.errors import ConfigError, WorkloadError
 from schedlab.grid.context import GridContext
-from schedlab.grid.dirac import check_polling
 from schedlab.grid.platforms import check_policies
 from schedlab.grid.registry import MetaScheduler, make_meta_scheduler, reports_of
 from schedlab.metrics.timeseries import TimeSeriesObserver
@@ -503,7 +502,10 @@ def _run_platform(s: Scenario) -> Result:
         raise ConfigError("meta_params", sorted(s.meta_params), "none with an instance")
     else:
         name, instance = str(getattr(s.meta, "name", "?")), s.meta
-    # DIRAC agents poll while jobs are still to come: refuse a retry that would flood
+    # DIRAC agents poll while jobs are still to come: refuse a retry that would flood (a
+    # cluster run never imports the grid's meta-schedulers)
+    from schedlab.grid.dirac import check_polling
+
     check_polling(instance, len(platform.queues()), _last_submit(workload), "retry")
     specs = platform.pool_specs()
     pools = [(spec, make_policy(spec.policy, **dict(spec.params))) for spec in specs]
