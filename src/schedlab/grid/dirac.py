@@ -39,7 +39,8 @@ wait at). ``"unclaimed_own"``: the same, counting this agent's promised pilots o
 ``"literal"``: positive while any job fits, so up to ε x nodes pilots per queue can wait for
 one job, all but one wasted. docs/model.md, "Meta-schedulers", compares them on
 Table 2's platform: only under "unclaimed" do filling pilots' agents probe less than static
-agents request, as the paper reports (699 against 872).
+agents request (699 against 872 in the paper); "unclaimed_own" (the reproduction's main
+reading) wastes about the paper's 299 pilots.
 
 **One kernel actor.** The kernel has no decision that hands a released job from one actor to
 another, and `RunIn` needs the same actor to hold the payload and own the pilot; so the task
@@ -80,8 +81,9 @@ Counters (`counters()`): ``matcher_requests`` (all requests the matcher received
 ``matcher_requests_first_pull`` (a pilot's first pull), ``matcher_requests_refill`` (a
 filling pilot's later pulls); ``pilots`` submitted and ``wasted_pilots``. Requests are
 counted, and dated, when they reach the matcher. The paper's 872 (static) is
-``matcher_requests`` of ``static`` (all of kind agent), its 699 (dynamic) the probes,
-``matcher_requests_agent``, of ``pilot_filling`` (docs/model.md says why).
+``matcher_requests`` of ``static``; its 699 (dynamic) is compared with both the probes
+(``matcher_requests_agent``) and all requests of ``pilot_filling`` (docs/model.md,
+"Counters": with 299 wasted pilots, all requests are at least 500 + 299 = 799).
 """
 
 from __future__ import annotations
