@@ -224,7 +224,7 @@ class _Dirac:
             )
         self._platform = platform
         self._index = index
-        self.tasks = TaskQueue()
+        self.tasks = TaskQueue(platform.requested_time)
         self.requests = {k: [] for k in KINDS}
         self.pilots = 0
         self.wasted = 0
@@ -401,19 +401,15 @@ class _Dirac:
             promised = sum(self._promised_own.get((pool, k), 0) for k, _ in matching)
         else:
             promised = sum(self._promised.get(k, 0) for k, _ in matching)
-        n = 0
-        for _key, jobs in matching:
-            if resource.seconds == _INF:
-                n += len(jobs)
-                if n > promised:
-                    return True
-                continue
-            for j in jobs:
-                if self._fits(j, resource):
-                    n += 1
-                    if n > promised:
-                        return True
-        return False
+        # jobs of the class that fit: every one (the class fits the processors) when the
+        # description does not limit the time, else those needing at most seconds x power
+        # (the test of `_fits`, counted by the queue in O(log n))
+        if resource.seconds == _INF:
+            n = sum(len(jobs) for _key, jobs in matching)
+        else:
+            most = resource.seconds * resource.power
+            n = sum(self.tasks.count_within(k, most) for k, _ in matching)
+        return n > promised
 
     def _unpromise(self, info: _Pilot) -> None:
         key = info.promise

@@ -4,8 +4,9 @@ within a class; a request carries a resource description, a reply the job matche
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 __all__ = ["Reply", "Request", "Resource", "TaskQueue"]
@@ -48,29 +49,40 @@ class Reply(NamedTuple):
 
 class TaskQueue:
     """Jobs grouped by class (a hashable requirement tuple), classes in creation order,
-    FIFO within a class (`grid.dirac`'s module docstring)."""
+    FIFO within a class (`grid.dirac`'s module docstring).
 
-    def __init__(self) -> None:
+    ``work`` (per job, e.g. the requested NCU) is also kept sorted per class, so that
+    `count_within` answers "how many jobs of this class need at most this much" in
+    O(log n): a pilot agent's probe asks it of every class at each probe, and counting by
+    scanning the queues made a large grid quadratic.
+    """
+
+    def __init__(self, work: Sequence[float] = ()) -> None:
         self._classes: dict[tuple[int, int], deque[int]] = {}  # dicts keep insertion order
+        self._work = work
+        self._sorted: dict[tuple[int, int], list[float]] = {}  # class -> its jobs' work
         self._size = 0
 
     def __len__(self) -> int:
         return self._size
 
     def add(self, job: int, key: tuple[int, int]) -> None:
-        queue = self._classes.get(key)
-        if queue is None:
-            queue = self._classes[key] = deque()
-        queue.append(job)
-        self._size += 1
+        self._queue_of(key, job).append(job)
 
     def put_back(self, job: int, key: tuple[int, int]) -> None:
         """Return a job that was taken to the head of its class (a pilot died meanwhile)."""
+        self._queue_of(key, job).appendleft(job)
+
+    def _queue_of(self, key: tuple[int, int], job: int) -> deque[int]:
+        """Class ``key``'s FIFO (made if new), ``job``'s work counted in."""
         queue = self._classes.get(key)
         if queue is None:
             queue = self._classes[key] = deque()
-        queue.appendleft(job)
+            self._sorted[key] = []
+        if self._work:
+            insort(self._sorted[key], self._work[job])
         self._size += 1
+        return queue
 
     def first(self, fits: Callable[[int], bool]) -> tuple[tuple[int, int], int] | None:
         """FRFS: the first class in creation order whose head fits, and that head."""
@@ -85,8 +97,17 @@ class TaskQueue:
         job = queue.popleft()
         if not queue:
             del self._classes[key]
+            del self._sorted[key]
+        elif self._work:
+            work = self._sorted[key]
+            del work[bisect_left(work, self._work[job])]
         self._size -= 1
         return job
+
+    def count_within(self, key: tuple[int, int], most: float) -> int:
+        """How many jobs of class ``key`` need at most ``most`` work (0 for no such class)."""
+        work = self._sorted.get(key)
+        return bisect_right(work, most) if work is not None else 0
 
     def queues(self) -> Iterator[tuple[tuple[int, int], deque[int]]]:
         """(class, its live FIFO) in creation order: read, never modify."""
