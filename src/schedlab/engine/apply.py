@@ -136,7 +136,8 @@ class Decisions:
         if k.tracer is not None:
             k.tracer.allocated(j, pool.index, groups, now, k)
         self.life.begin(j, q, power, now)
-        k.notify(j, JobEvent.STARTED)
+        if k.heard:
+            k.notify(j, JobEvent.STARTED)
 
     def _preempt(self, pool: Pool, j: int, local: int, d: Suspend | Evict, now: float) -> None:
         """Running job j leaves its processors now (Suspend or Evict); its work is kept."""

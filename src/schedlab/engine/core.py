@@ -100,6 +100,8 @@ class KernelCore:
         self._actor_dirty = [False] * len(self.actors)
         self._watchers: list[list[int]] = [[] for _ in self.pools]  # pool -> actors
         self._listens = [listened_events(actor) for actor in self.actors]
+        # False when no actor hears any job event: `notify` has nothing to do (a cluster, push)
+        self.heard = any(any(events) for events in self._listens)
 
     # -- what observers read (the same names as engine.fastpath.Simulator) --------------
     @property

@@ -11,9 +11,11 @@ pays its overhead, doing no work. The kernel decides when; this module keeps the
 from __future__ import annotations
 
 import math
+from heapq import heappush
 from typing import TYPE_CHECKING
 
 from schedlab.engine.actors import JobEvent
+from schedlab.engine.durations import RIGID
 from schedlab.engine.events import (
     DELIVERIES,
     DONE,
@@ -63,7 +65,9 @@ class Lifecycle:
             t.will_kill[j] = True
             k.push(now + (limit if limit < cap else cap), ENDS, j, END, t.gen[j])
             return
-        factor = t.model[j].time_factor(q) / power
+        model = t.model[j]
+        # (a rigid job's factor is 1.0: the same bits without the call)
+        factor = 1.0 / power if model is RIGID else model.time_factor(q) / power
         t.factor[j] = factor
         done = t.done_work[j]
         remaining = (t.work[j] - done) * factor
@@ -81,7 +85,8 @@ class Lifecycle:
         if cap < stop:
             stop = cap
         t.will_kill[j] = stop < remaining
-        k.push(now + stop, ENDS, j, END, t.gen[j])
+        k._seq += 1  # (`KernelCore.push`, inlined: one event per segment)
+        heappush(k._heap, (now + stop, ENDS, j, k._seq, END, t.gen[j], None))
 
     def stop_segment(self, j: int, now: float) -> float:
         """Close job j's running segment: count its work and time; returns the seconds."""
@@ -115,7 +120,14 @@ class Lifecycle:
     def complete(self, j: int, now: float) -> None:
         """Job j reaches its end (or the limit that kills it)."""
         k, t = self.k, self.jobs
-        self.stop_segment(j, now)
+        if t.seg_over[j] or t.open_ended[j] or k.tracer is not None:
+            self.stop_segment(j, now)
+        else:  # `stop_segment`'s accounts for a plain segment, inlined
+            ran = now - t.seg_start[j]
+            t.done_work[j] += ran / t.factor[j]
+            t.attempt_time[j] += ran
+            t.pool_time[j] += ran
+            k.running -= 1
         t.state[j] = DONE
         t.finished_at[j] = now
         t.killed[j] = t.will_kill[j]
@@ -138,8 +150,10 @@ class Lifecycle:
                 self.free_nodes(j, pool)
                 pool.policy.on_finish(t.local[j])
                 k.mark_pool(pool.index)
-        k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
-        self.release_children(j, now)
+        if k.heard:
+            k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
+        if j < t.roots and t.children[j]:
+            self.release_children(j, now)
 
     def release_nodes(self, j: int, now: float) -> None:
         """The batch system notices job j's end (mu_env after it): nodes free, policy told."""

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from schedlab.engine.durations import RIGID
 from schedlab.engine.events import SUSPENDED, WAITING
 from schedlab.engine.jobs import JobTable
 from schedlab.engine.protocol import ClusterView, Policy, policy_hooks
@@ -162,7 +163,8 @@ class Pool:
         else:
             # the kernel's own expression for the limit (lifecycle.begin: work x factor), so
             # that a plan ending at start + req never precedes the kernel's end by an ulp
-            req = jobs.requested_work[j] * (model.time_factor(jobs.procs[j]) / self.slowest)
+            factor = 1.0 if model is RIGID else model.time_factor(jobs.procs[j])
+            req = jobs.requested_work[j] * (factor / self.slowest)
         if req > self.t_max:
             req = self.t_max
         view.requested_time.append(req + self.env_upper if self.env_upper else req)  # type: ignore[attr-defined]
