@@ -300,6 +300,11 @@ METRICS: dict[str, Metric] = {
     "lost_work": Metric("lost work", "work"),
     "preemptions": Metric("preemptions", "count"),
     "evictions": Metric("evictions", "count"),
+    "preemptions_per_job": Metric("preemptions per job", "number"),
+    "global_preemptions_per_job": Metric("preemptions per global job", "number"),
+    "repeatedly_preempted_jobs": Metric("jobs preempted twice or more", "count"),
+    "global_repeatedly_preempted_jobs": Metric("global jobs preempted twice or more", "count"),
+    "max_preemptions_of_a_job": Metric("most preemptions of one job", "count"),
     "overhead_time": Metric("restart overhead (all jobs)", "duration"),
     "early_end_share": Metric("early end share", "share"),
     # `schedlab workload info`

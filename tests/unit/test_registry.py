@@ -429,6 +429,7 @@ def test_meta_schedulers_are_all_listed_in_a_fresh_interpreter() -> None:
         [
             "direct",
             "least_loaded",
+            "least_loaded_speed",
             "pilot_filling",
             "pilot_simple",
             "push",
@@ -438,6 +439,9 @@ def test_meta_schedulers_are_all_listed_in_a_fresh_interpreter() -> None:
             "round_robin",
             "static",
             "tdcs",
+            "tdcs_no_candidate_rule",
+            "tdcs_speed_blind",
+            "tdcs_step6_literal",
         ]
     )
 

@@ -418,6 +418,9 @@ def test_run_tdcs_refuses_other_meta_schedulers_and_empty_workloads(plat: Any) -
         run_tdcs(plat, empty, "tdcs")
     assert set(CONFIGURATIONS) == {
         "tdcs", "tdcs_no_preemption", "round_robin", "least_loaded", "random",
+        # the ablations of issue 25 (docs/reproductions.md, "Post-hoc analyses")
+        "least_loaded_speed", "tdcs_no_candidate_rule", "tdcs_speed_blind",
+        "tdcs_step6_literal",
     }  # fmt: skip
 
 

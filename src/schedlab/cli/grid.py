@@ -226,7 +226,10 @@ def tdcs_run(
     ] = None,
     dispatcher: Annotated[
         str,
-        typer.Option(help="tdcs, tdcs_no_preemption, round_robin, least_loaded or random."),
+        typer.Option(
+            help="tdcs, tdcs_no_preemption, round_robin, least_loaded or random; ablations: "
+            "least_loaded_speed, tdcs_no_candidate_rule, tdcs_speed_blind, tdcs_step6_literal."
+        ),
     ] = "tdcs",
     preemption: Annotated[
         str, typer.Option(help="Local managers: checkpoint, suspend, requeue, cancel or none.")
@@ -235,7 +238,8 @@ def tdcs_run(
         float, typer.Option(help="Seconds a restart from a checkpoint costs.")
     ] = 60.0,
     horizon: Annotated[
-        int | None, typer.Option(help="tdcs: global jobs a cluster may hold (0: unlimited).")
+        int | None,
+        typer.Option(help="tdcs and its ablations: global jobs a cluster may hold (0: unlimited)."),
     ] = None,
     candidate_rule: Annotated[
         str | None,
@@ -276,9 +280,10 @@ def tdcs_run(
     if dispatcher not in CONFIGURATIONS:
         raise ConfigError("--dispatcher", dispatcher, tuple(CONFIGURATIONS))
     for option, value in (("--horizon", horizon), ("--candidate-rule", candidate_rule)):
-        if value is not None and CONFIGURATIONS[dispatcher][0] != "tdcs":
-            allowed = "only with --dispatcher tdcs or tdcs_no_preemption"
-            raise ConfigError(option, value, allowed)
+        field = option[2:].replace("-", "_")
+        if value is not None and field not in _params_of(CONFIGURATIONS[dispatcher][0]):
+            names = sorted(c for c, (m, _) in CONFIGURATIONS.items() if field in _params_of(m))
+            raise ConfigError(option, value, f"only with --dispatcher {' or '.join(names)}")
     local_manager(preemption, checkpoint_overhead)  # --preemption, --checkpoint-overhead
     table = None if priority_from in ("queue", "none") else priority_from
     if table is not None and workload is None:
@@ -329,6 +334,15 @@ def tdcs_run(
         style=TDCS,
         outputs=(jobs_out,),
     )
+
+
+def _params_of(meta: str) -> set[str]:
+    """The parameter names of a dispatcher (which `tdcs run` options it takes)."""
+    import dataclasses
+
+    from schedlab.grid.registry import meta_scheduler_class
+
+    return {f.name for f in dataclasses.fields(meta_scheduler_class(meta).Params)}
 
 
 # the generator's parameters -> the options of `tdcs run` that set them

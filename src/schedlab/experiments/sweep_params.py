@@ -14,7 +14,8 @@ Decisions a user can rely on:
 * **TDCS dispatchers** (Baranov and Tikhomirov, SPEC 6; `grid.tdcs`): an entry may name a
   configuration of `grid.tdcs.CONFIGURATIONS` (``tdcs_no_preemption`` is the ``tdcs``
   dispatcher over managers that never preempt), and the entries of the dispatchers
-  (``tdcs``, ``round_robin``, ``least_loaded``, ``random``) take two more keys, for the
+  (``tdcs``, ``round_robin``, ``least_loaded``, ``random`` and the ablations of issue 25,
+  ``least_loaded_speed`` and ``tdcs_*``) take two more keys, for the
   local managers of every cluster: ``preemption`` (checkpoint, suspend, requeue, cancel or
   none) and ``checkpoint_overhead`` (s); lists multiply. With either key every queue runs
   pps(priority="attribute", preemption, checkpoint_overhead) (`grid.tdcs.local_manager`,

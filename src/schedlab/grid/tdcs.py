@@ -33,6 +33,14 @@ Baselines dispatch at once on arrival (and eviction), among the clusters that ca
 job: ``round_robin`` (in turn), ``least_loaded`` (smallest (waiting + running processors) /
 processors, waiting including jobs in transit; ties to the lowest index), ``random``
 (uniform, seeded by the run's seed).
+
+Ablations (issue 25: which of ``tdcs``'s ingredients gives its gain; docs/reproductions.md,
+"Post-hoc analyses"): ``least_loaded_speed``, a baseline, the least (waiting + running
+processors) / (processors x speed), ties to the faster; and ``tdcs`` with one ingredient
+changed, each keeping the global queue and the horizon: ``tdcs_no_candidate_rule`` (every
+cluster under its horizon is a candidate), ``tdcs_speed_blind`` (T_run = the requested time
+everywhere, ties to the lowest index) and ``tdcs_step6_literal`` (the paper's step 6 word
+for word: the "queue" rule, then the least data transfer time, ties to the faster).
 """
 
 from __future__ import annotations
@@ -63,10 +71,15 @@ __all__ = [
     "BaselineParams",
     "local_manager",
     "LeastLoaded",
+    "LeastLoadedSpeed",
     "RandomDispatch",
     "RoundRobin",
     "Tdcs",
+    "TdcsNoCandidateRule",
     "TdcsParams",
+    "TdcsSpeedBlind",
+    "TdcsStep6Literal",
+    "TdcsVariantParams",
 ]
 
 CANDIDATE_RULES = ("queue", "queue_and_running", "fits_by_preemption")
@@ -216,11 +229,12 @@ class _Dispatchers:
     def _delay(self, job: int, c: int) -> float:
         """Control message from the job's origin plus its data's transfer to pool c."""
         site = self._site[c]
-        net = self.network
+        return self.network.message_time(self._origin[job], site) + self.data_transfer_time(job, c)
+
+    def data_transfer_time(self, job: int, c: int) -> float:
+        """Seconds to move the job's input (and checkpoint, after an eviction) to pool c."""
         nbytes = self._input[job] * (1.0 + (self.checkpoint_factor if self._evicted[job] else 0))
-        return net.message_time(self._origin[job], site) + net.transfer_time(
-            self._data[job], site, nbytes
-        )
+        return self.network.transfer_time(self._data[job], self._site[c], nbytes)
 
     def _fits(self, job: int) -> list[int]:
         q = self._p.procs[job]
@@ -316,6 +330,11 @@ class _TdcsActor(_Dispatchers):
         t_run = self._p.requested_time[job] / self._speed[c]
         return self._delay(job, c) + self.local_queue_time(job, c, snap) + t_run
 
+    def rank(self, job: int, c: int, snap: _Snapshot) -> tuple[float, float, int]:
+        """The smallest rank among the candidates wins: the estimate, then the faster
+        cluster, then the lowest index."""
+        return (self.estimate(job, c, snap), -self._speed[c], c)
+
     def schedule(self, now: float) -> list[ActorDecision]:
         if not self._queue:
             return []
@@ -328,7 +347,7 @@ class _TdcsActor(_Dispatchers):
             for c in self._fits(job):
                 if not self._candidate(job, c, snaps[c]):
                     continue
-                rank = (self.estimate(job, c, snaps[c]), -self._speed[c], c)
+                rank = self.rank(job, c, snaps[c])
                 if best is None or rank < best:
                     best = rank
             if best is None:
@@ -337,6 +356,39 @@ class _TdcsActor(_Dispatchers):
                 out.append(self._dispatch(job, best[2], snaps))
         self._queue = left
         return out
+
+
+class _NoCandidateRuleActor(_TdcsActor):
+    """``tdcs_no_candidate_rule``: every cluster that can hold the job and is under its
+    horizon is a candidate, whatever waits there; the rest is ``tdcs`` (module docstring)."""
+
+    name: ClassVar[str] = "tdcs_no_candidate_rule"
+
+    def _candidate(self, job: int, c: int, snap: _Snapshot) -> bool:
+        return not (self.horizon and self._count[c] >= self.horizon)
+
+
+class _SpeedBlindActor(_TdcsActor):
+    """``tdcs_speed_blind``: ``tdcs`` as if every cluster ran at the reference speed: T_run
+    = the requested time everywhere, and ties go to the lowest index (not the faster)."""
+
+    name: ClassVar[str] = "tdcs_speed_blind"
+
+    def rank(self, job: int, c: int, snap: _Snapshot) -> tuple[float, float, int]:
+        t_run = self._p.requested_time[job]
+        return (self._delay(job, c) + self.local_queue_time(job, c, snap) + t_run, 0.0, c)
+
+
+class _Step6LiteralActor(_TdcsActor):
+    """``tdcs_step6_literal``: the paper's step 6 read word for word. Candidates as
+    ``tdcs`` under the "queue" rule; among them the least time to move the job's data
+    there (input, and checkpoint after an eviction; no control message, no local queue,
+    no run time), ties to the faster cluster, then the lowest index."""
+
+    name: ClassVar[str] = "tdcs_step6_literal"
+
+    def rank(self, job: int, c: int, snap: _Snapshot) -> tuple[float, float, int]:
+        return (self.data_transfer_time(job, c), -self._speed[c], c)
 
 
 class _Immediate(_Dispatchers):
@@ -386,6 +438,24 @@ class _LeastLoadedActor(_Immediate):
         return min(pools, key=load)
 
 
+class _LeastLoadedSpeedActor(_Immediate):
+    """``least_loaded_speed``: the least (waiting + running processors) / (processors x
+    speed), the load measured against the cluster's capacity in work units per second;
+    ties to the faster cluster, then the lowest index. Priority-blind like
+    ``least_loaded``: the one thing it adds is the clusters' speeds."""
+
+    name: ClassVar[str] = "least_loaded_speed"
+
+    def _choose(self, job: int, pools: list[int], snaps: list[_Snapshot]) -> int:
+        view, speed = self._p.pools, self._speed
+
+        def load(c: int) -> tuple[float, float, int]:
+            running = view[c].total - view[c].free_total
+            return ((snaps[c].waiting_procs + running) / (view[c].total * speed[c]), -speed[c], c)
+
+        return min(pools, key=load)
+
+
 class _RandomActor(_Immediate):
     name: ClassVar[str] = "random"
 
@@ -426,6 +496,30 @@ class TdcsParams:
 
 
 @dataclass(frozen=True)
+class TdcsVariantParams:
+    """The ablations of ``tdcs`` (``tdcs_no_candidate_rule``, ``tdcs_speed_blind``,
+    ``tdcs_step6_literal``): ``horizon`` and ``checkpoint_factor`` as for ``tdcs``; the
+    candidate rule is fixed by the variant (none, or "queue")."""
+
+    horizon: int | None = None
+    checkpoint_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.horizon is not None:
+            check_int(
+                "dispatcher parameter horizon",
+                self.horizon,
+                allowed="an integer >= 1, or 0/None: unlimited",
+            )
+        check_number(
+            "dispatcher parameter checkpoint_factor",
+            self.checkpoint_factor,
+            low=0,
+            high=MAX_CHECKPOINT_FACTOR,
+        )
+
+
+@dataclass(frozen=True)
 class BaselineParams:
     """``checkpoint_factor``: a checkpoint moved after an eviction weighs this times the
     job's input."""
@@ -446,7 +540,7 @@ class _Base:
     `GridContext.network`) and its records."""
 
     name: ClassVar[str] = ""
-    params: TdcsParams | BaselineParams
+    params: TdcsParams | TdcsVariantParams | BaselineParams
 
     def __init__(self) -> None:
         self.actor: _Dispatchers | None = None
@@ -484,6 +578,50 @@ class Tdcs(_Base):
         return [actor]
 
 
+class _TdcsVariant(_Base):
+    """An ablation of ``tdcs``: its actor with one ingredient changed (`actor_class`)."""
+
+    Params: ClassVar[type] = TdcsVariantParams
+    params: TdcsVariantParams
+    actor_class: ClassVar[type[_TdcsActor]] = _TdcsActor
+
+    def __init__(self, params: TdcsVariantParams | None = None) -> None:
+        super().__init__()
+        self.params = params or TdcsVariantParams()
+
+    def actors(self, context: GridContext) -> list[Actor]:
+        p = self.params
+        actor = self.actor_class(
+            context, context.links, p.checkpoint_factor, "queue", p.horizon or 0
+        )
+        self.actor = actor
+        return [actor]
+
+
+@register_meta_scheduler
+class TdcsNoCandidateRule(_TdcsVariant):
+    """Ablation: ``tdcs`` without its candidate rule (every cluster under the horizon)."""
+
+    name: ClassVar[str] = "tdcs_no_candidate_rule"
+    actor_class: ClassVar[type[_TdcsActor]] = _NoCandidateRuleActor
+
+
+@register_meta_scheduler
+class TdcsSpeedBlind(_TdcsVariant):
+    """Ablation: ``tdcs`` with T_run = the requested time on every cluster (no speeds)."""
+
+    name: ClassVar[str] = "tdcs_speed_blind"
+    actor_class: ClassVar[type[_TdcsActor]] = _SpeedBlindActor
+
+
+@register_meta_scheduler
+class TdcsStep6Literal(_TdcsVariant):
+    """Ablation: the paper's step 6 word for word (least data transfer time, ties faster)."""
+
+    name: ClassVar[str] = "tdcs_step6_literal"
+    actor_class: ClassVar[type[_TdcsActor]] = _Step6LiteralActor
+
+
 def _baseline(cls_name: str, actor_cls: type[_Immediate], doc: str) -> type[_Base]:
     def __init__(self: Any, params: BaselineParams | None = None) -> None:
         _Base.__init__(self)
@@ -515,6 +653,11 @@ LeastLoaded = _baseline(
     _LeastLoadedActor,
     "Baseline: least (waiting + running processors) / processors.",
 )
+LeastLoadedSpeed = _baseline(
+    "LeastLoadedSpeed",
+    _LeastLoadedSpeedActor,
+    "Ablation baseline: least (waiting + running processors) / (processors x speed).",
+)
 RandomDispatch = _baseline(
     "RandomDispatch", _RandomActor, "Baseline: a uniformly drawn cluster (seeded)."
 )
@@ -530,6 +673,11 @@ CONFIGURATIONS: dict[str, tuple[str, str | None]] = {
     "round_robin": ("round_robin", None),
     "least_loaded": ("least_loaded", None),
     "random": ("random", None),
+    # ablations (issue 25): which of the dispatcher's ingredients gives its gain
+    "least_loaded_speed": ("least_loaded_speed", None),
+    "tdcs_no_candidate_rule": ("tdcs_no_candidate_rule", None),
+    "tdcs_speed_blind": ("tdcs_speed_blind", None),
+    "tdcs_step6_literal": ("tdcs_step6_literal", None),
 }
 
 

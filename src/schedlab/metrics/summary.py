@@ -231,7 +231,6 @@ def moldable_metrics(jobs: JobTable, procs: int) -> dict[str, float]:
     }
 
 
-
 # Extra summary keys of grid runs (Caron et al. (LIP RR-2005-13),
 # `grid.run.GridResult.summary`): the metrics of the meta-jobs (global_) and of the local jobs
 # (local_), then the meta-scheduler's counters

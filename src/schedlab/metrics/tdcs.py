@@ -10,6 +10,12 @@ local queue time the rest: the four add up to the processing time exactly.
 
 Classes: high (the top priority level), low (between) and background (the lowest level,
 when it is below the top).
+
+Repeated preemption (what the paper's planning horizon is for: jobs already dispatched to a
+cluster preempted again and again by later, higher ones): preemptions per job, over all jobs
+and over the global ones (those a dispatcher placed, the horizon's concern), the jobs
+preempted twice or more, and the most times one job was preempted. An eviction of a running
+job counts as a preemption.
 """
 
 from __future__ import annotations
@@ -19,7 +25,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPONENTS", "TDCS_KEYS", "priority_classes", "tdcs_summary"]
+__all__ = [
+    "COMPONENTS",
+    "REPEATED_PREEMPTION_KEYS",
+    "TDCS_KEYS",
+    "priority_classes",
+    "repeated_preemptions",
+    "tdcs_summary",
+]
 
 # the components of processing time, in the order they add up
 COMPONENTS = ("global_queue_time", "transfer_time", "local_queue_time", "run_time")
@@ -38,7 +51,14 @@ TDCS_KEYS: tuple[str, ...] = (
     "evictions",
     "overhead_time",
     "early_end_share",
+    # repeated preemption (module docstring)
+    "preemptions_per_job",
+    "global_preemptions_per_job",
+    "repeatedly_preempted_jobs",
+    "global_repeatedly_preempted_jobs",
+    "max_preemptions_of_a_job",
 )
+REPEATED_PREEMPTION_KEYS = TDCS_KEYS[-5:]
 Columns = Mapping[str, np.ndarray]
 
 
@@ -54,6 +74,20 @@ def priority_classes(priority: np.ndarray) -> dict[str, np.ndarray]:
 
 def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
+
+
+def repeated_preemptions(preemptions: np.ndarray, is_global: np.ndarray) -> dict[str, Any]:
+    """The counts of repeated preemption (module docstring), ``REPEATED_PREEMPTION_KEYS``,
+    from each job's preemptions and whether it is a global job."""
+    n = np.asarray(preemptions, dtype=np.int64)
+    glob = np.asarray(is_global, dtype=bool)
+    return {
+        "preemptions_per_job": _mean(n.astype(np.float64)),
+        "global_preemptions_per_job": _mean(n[glob].astype(np.float64)),
+        "repeatedly_preempted_jobs": int(np.count_nonzero(n >= 2)),
+        "global_repeatedly_preempted_jobs": int(np.count_nonzero(n[glob] >= 2)),
+        "max_preemptions_of_a_job": int(n.max()) if len(n) else 0,
+    }
 
 
 def tdcs_summary(
@@ -97,6 +131,7 @@ def tdcs_summary(
     out["overhead_time"] = float(c["overhead_time"].sum())
     out["killed"] = int(np.count_nonzero(c["killed"]))
     out["early_end_share"] = early_end_share
+    out.update(repeated_preemptions(c["preemptions"], c["stream"] == "global"))
     makespan = float(c["finished_at"].max() - c["submitted_at"].min()) if len(high) else 0.0
     out["makespan"] = makespan
     busy = float(np.dot(c["run_time"], c["procs"]))

@@ -182,8 +182,10 @@ def _finite(value: Any) -> Any:
 
 def _cell(value: Any) -> str:
     """A claim's value as a cell: numbers as `fmt`, anything else (names, lists) as text."""
-    if value is None or isinstance(value, str) or (
-        isinstance(value, int | float) and not isinstance(value, bool)
+    if (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int | float) and not isinstance(value, bool))
     ):
         return fmt(value)
     return str(value)
