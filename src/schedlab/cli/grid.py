@@ -21,7 +21,7 @@ from schedlab.cli.common import (
     print_summary,
 )
 from schedlab.errors import ConfigError
-from schedlab.metrics.summary import GRID_STREAM_KEYS
+from schedlab.metrics.keys import GRID_STREAM_KEYS
 from schedlab.notes import note
 from schedlab.outputs import same_file
 
