@@ -7,8 +7,8 @@ processors, or wider than the machine, dropped; submit order, stable), a heap of
 a list of running jobs sorted by requested end (bisect, for the shadow time), one list for
 the queue, and a scheduling pass only where something can start. No engine, no protocol, no
 validation, no metrics beyond the mean wait. schedlab's EASY is timed against it in the same
-call (`bench_policies.py`, `farm-bench --vs`), so it must stay honestly this fast: a slower
-yardstick flatters us. ``--check`` also runs schedlab's EASY on the trace and exits 1
+call (`bench_policies.py`, or the two commands timed in turn), so it must stay honestly this
+fast: a slower yardstick flatters us. ``--check`` also runs schedlab's EASY on the trace and exits 1
 unless every job starts at the same time in both.
 """
 
