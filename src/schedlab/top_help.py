@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+from collections.abc import Sequence
 
 USAGE = "schedlab [OPTIONS] COMMAND [ARGS]..."
 DESCRIPTION = "Replay job traces and workload models through batch scheduling policies."
@@ -95,7 +96,9 @@ def render(width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _panel(title: str, names: list[tuple[str, ...]], helps: list[str], width: int) -> list[str]:
+def _panel(
+    title: str, names: Sequence[tuple[str, ...]], helps: Sequence[str], width: int
+) -> list[str]:
     """A titled box: name columns, then each help wrapped in what is left of the width."""
     widths = [max(len(row[c]) for row in names) for c in range(len(names[0]))]
     used = [w for w in widths if w]
