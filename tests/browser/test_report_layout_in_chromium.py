@@ -213,7 +213,12 @@ def test_report_and_figures_of_a_reproduction(browser: Browser, tmp_path: Path) 
     page = _report(out, tmp_path / "tdcs.html")
     _assert_shows_the_work(_look(browser, page, tmp_path / "tdcs.png"), 8)
     drawn = sorted(out.glob("*.svg"))
-    assert [p.name for p in drawn] == ["tdcs_components.svg", "tdcs_horizon.svg"]
+    assert [p.name for p in drawn] == [
+        "tdcs_ablations.svg",  # (issue 25's post-hoc ablations and repeated preemptions)
+        "tdcs_components.svg",
+        "tdcs_horizon.svg",
+        "tdcs_repeated.svg",
+    ]
     for figure in drawn:
         seen = _look(browser, figure, tmp_path / f"{figure.stem}.png")
         found = seen["figures"]

@@ -50,12 +50,16 @@ def test_no_printed_line_is_wider_than_the_terminal(
     out: Path, at_80: tuple[str, str], columns: int
 ) -> None:
     """Every line of stdout and stderr fits; every table cell of the CSV files is printed
-    whole (a table too wide is split, each part repeating the row names); the wider
-    terminal is used."""
+    whole (a table too wide is split, each part repeating the row names; a table with a
+    cell longer than the terminal, the claims' sentences, is printed as one record per
+    row, its cells wrapped between words only); the wider terminal is used."""
     stdout, stderr = at_80 if columns == 80 else _invoke(out, columns)
     lines = (stdout + stderr).splitlines()
     assert max(len(line) for line in lines) <= columns
-    assert all(cell in stdout for cell in _cells(out))
+    printed = " ".join(stdout.split())  # (a cell wrapped between words reads whole)
+    assert all(" ".join(cell.split()) in printed for cell in _cells(out))
+    # a cell that fits the terminal is never wrapped
+    assert all(cell in stdout for cell in _cells(out) if len(cell) <= 30)
     assert "(1 of 2)" in stdout  # the 7 columns of the first table need more than 120
     if columns == 120:
         assert max(len(line) for line in stdout.splitlines()) > 100
@@ -70,7 +74,9 @@ def test_markdown_stays_in_the_files_and_wrote_goes_to_stderr(
     assert "|---|" in markdown and max(len(line) for line in markdown.splitlines()) > 120
     said = " ".join(stderr.split())  # (wrapped at the terminal's width)
     assert said.startswith(f"wrote {out}: rows.json, tables.md, table1.csv")
-    assert said.endswith("tdcs_components.svg, tdcs_horizon.svg")
+    assert said.endswith(
+        "tdcs_components.svg, tdcs_horizon.svg, tdcs_ablations.svg, tdcs_repeated.svg"
+    )
 
 
 def test_quiet_silences_the_wrote_lines(out: Path, at_80: tuple[str, str]) -> None:

@@ -391,6 +391,11 @@ def reproduce(
     out.print(result.paper, style="bold", highlight=False)
     for title, header, rows in result.tables:
         tables = _fitting_tables(header, rows, out.width)
+        if not tables:  # a cell longer than the terminal (a claim's sentence): records
+            out.print(f"\n{title}", style="bold", highlight=False)
+            for line in _records(header, rows, out.width):
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
+            continue
         for k, table in enumerate(tables, 1):
             part = f" ({k} of {len(tables)})" if len(tables) > 1 else ""
             out.print(f"\n{title}{part}", style="bold", highlight=False)
@@ -408,7 +413,8 @@ def reproduce(
 def _fitting_tables(header: list[str], rows: list[list[str]], width: int) -> list[Table]:
     """One rich table of a reproduction, or several when its columns need more than
     ``width`` characters: each repeats the first column (what a row is) with as many of
-    the others as fit, so no cell is cut or squeezed into a column of one character."""
+    the others as fit, so no cell is cut or squeezed into a column of one character. None
+    when even the first column and one other do not fit (`_records` prints those)."""
     from rich.measure import Measurement
 
     def build(columns: list[int]) -> Table:
@@ -428,9 +434,33 @@ def _fitting_tables(header: list[str], rows: list[list[str]], width: int) -> lis
     # each column adds its own width (cells, padding, a border) to the first column's
     base = natural(build([0]))
     extra = [natural(build([0, i])) - base for i in everything[1:]]
+    if base + max(extra) > width:
+        return []
     groups = min(_column_groups(extra, width - base), key=lambda g: max(map(sum, g)))
     columns = iter(everything[1:])
     return [build([0, *(next(columns) for _ in g)]) for g in groups]
+
+
+def _records(header: list[str], rows: list[list[str]], width: int) -> list[str]:
+    """A table whose cells are longer than the terminal, one record per row: the row's
+    first cell, then each other cell after its column's name, wrapped at ``width`` (only
+    between words, so every cell reads whole)."""
+    import textwrap
+
+    lines: list[str] = []
+    for row in rows:
+        lines.append("")
+        lines += textwrap.wrap(row[0], width, break_on_hyphens=False) or [""]
+        for name, cell in zip(header[1:], row[1:]):
+            lead = f"  {name}: "
+            lines += textwrap.wrap(
+                cell or "-",
+                width,
+                initial_indent=lead,
+                subsequent_indent=" " * min(len(lead), 8),
+                break_on_hyphens=False,
+            )
+    return lines
 
 
 def _column_groups(extra: list[int], room: int) -> Iterator[list[list[int]]]:

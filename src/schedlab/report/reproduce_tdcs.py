@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.report.style import legend_beside, save
+from schedlab.report.style import legend_below, legend_beside, save
 
 HIGH = "high_priority_mean_processing_time"
 _TDCS_COMPONENTS = (
@@ -72,7 +72,7 @@ def tdcs_repeated_preemption_figure(rows: Sequence[dict[str, Any]], path: Path) 
     left)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8.0, 3.2), layout="constrained")
+    fig = Figure(figsize=(8.0, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     labels = ["unlimited" if r["horizon"] is None else str(r["horizon"]) for r in rows]
     x = np.arange(len(rows))
@@ -90,7 +90,9 @@ def tdcs_repeated_preemption_figure(rows: Sequence[dict[str, Any]], path: Path) 
             ax.plot(x, [r[key] for r in rows], style, color=color, label=label)
         ax.set_xticks(x, labels)
         ax.set_xlabel("horizon H")
-        ax.legend(fontsize=7)
+    # one legend for both panels, under them: never over a curve
+    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
+    legend_below(fig, handles, [str(h.get_label()) for h in handles], ncols=3, fontsize=7)
     left.set_yscale("symlog", linthresh=1.0)  # 0 (no job preempted twice) stays on it
     left.set_ylim(bottom=0.0)
     right.set_yscale("log")
