@@ -18,40 +18,13 @@ from schedlab.errors import ConfigError
 from schedlab.experiments.sweep_params import parse_meta_schedulers
 from schedlab.grid.tdcs import CONFIGURATIONS, TdcsVariantParams
 from schedlab.metrics.tdcs import repeated_preemptions
-from schedlab.platform.description import NO_NETWORK, Link, Platform, Queue, Site
+from schedlab.platform.description import Link, Platform
 from schedlab.results import Result
 from schedlab.simulation import run_tdcs
-from schedlab.workload.grid import GridWorkload
-from schedlab.workload.models.tdcs import TdcsWorkload
+from tdcs_cases import platform, workload
 
 ABLATIONS = ("least_loaded_speed", "tdcs_no_candidate_rule", "tdcs_speed_blind",
              "tdcs_step6_literal")  # fmt: skip
-
-
-def platform(clusters: list[tuple[float, int]], lan: Link = NO_NETWORK, **kw: Any) -> Platform:
-    """One site per cluster (power, nodes), one queue each."""
-    sites = tuple(
-        Site(name=f"c{i}", queues=(Queue(site=f"c{i}", name="q", groups=((p, n),)),), lan=lan)
-        for i, (p, n) in enumerate(clusters)
-    )
-    return Platform(sites=sites, **kw)
-
-
-def workload(jobs: list[dict[str, Any]]) -> TdcsWorkload:
-    """Jobs: submit, work, prio, and optionally procs (1), pool (-1: global), input (0)."""
-    col = {k: [j.get(k, d) for j in jobs] for k, d in
-           (("submit", 0.0), ("work", 1.0), ("procs", 1), ("pool", -1), ("prio", 0),
-            ("input", 0.0))}  # fmt: skip
-    origin = [max(j.get("pool", -1), 0) for j in jobs]
-    grid = GridWorkload(
-        submit_at=np.array(col["submit"], dtype=float),
-        work=np.array(col["work"], dtype=float),
-        procs=np.array(col["procs"]),
-        org=np.zeros(len(jobs), dtype=int),
-        stream=np.array(col["pool"]),
-        job_id=np.arange(1, len(jobs) + 1),
-    )
-    return TdcsWorkload(grid, col["work"], col["prio"], origin, col["input"], [0] * len(jobs))
 
 
 def run(plat: Platform, jobs: list[dict[str, Any]], dispatcher: str, **kw: Any) -> Result:
