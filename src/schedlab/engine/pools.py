@@ -91,7 +91,7 @@ class Pool:
         spec: PoolSpec,
         policy: Policy,
         kill_on_overrun: bool,
-        clock: Clock | None = None,
+        clock: Clock,
     ) -> None:
         order = spec.placement_order()
         self.index = index
@@ -125,7 +125,7 @@ class Pool:
         self.running = 0
         self.held = 0  # processors of ended jobs not released yet (mu_env)
         self.view: ClusterView = PoolView(
-            clock if clock is not None else Clock(),
+            clock,
             total_procs=self.total,
             submit_at=[],
             requested_time=[],

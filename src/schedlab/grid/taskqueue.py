@@ -57,7 +57,7 @@ class TaskQueue:
     scanning the queues made a large grid quadratic.
     """
 
-    def __init__(self, work: Sequence[float] = ()) -> None:
+    def __init__(self, work: Sequence[float] | None = None) -> None:
         self._classes: dict[tuple[int, int], deque[int]] = {}  # dicts keep insertion order
         self._work = work
         self._sorted: dict[tuple[int, int], list[float]] = {}  # class -> its jobs' work
@@ -79,7 +79,7 @@ class TaskQueue:
         if queue is None:
             queue = self._classes[key] = deque()
             self._sorted[key] = []
-        if self._work:
+        if self._work is not None:
             insort(self._sorted[key], self._work[job])
         self._size += 1
         return queue
@@ -98,14 +98,17 @@ class TaskQueue:
         if not queue:
             del self._classes[key]
             del self._sorted[key]
-        elif self._work:
+        elif self._work is not None:
             work = self._sorted[key]
             del work[bisect_left(work, self._work[job])]
         self._size -= 1
         return job
 
     def count_within(self, key: tuple[int, int], most: float) -> int:
-        """How many jobs of class ``key`` need at most ``most`` work (0 for no such class)."""
+        """How many jobs of class ``key`` need at most ``most`` work (0 for no such class);
+        only for a queue given the jobs' ``work``."""
+        if self._work is None:
+            raise ValueError("count_within needs a TaskQueue built with the jobs' work")
         work = self._sorted.get(key)
         return bisect_right(work, most) if work is not None else 0
 
