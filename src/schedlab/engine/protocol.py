@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from schedlab.engine.decisions import Decision
+from schedlab.engine.decisions import Decision, Start
 from schedlab.engine.durations import RIGID, SpeedupModel
 
 if TYPE_CHECKING:
@@ -88,6 +88,73 @@ class Policy(Protocol):
     def on_finish(self, job: int) -> None: ...
 
     def schedule(self, now: float, view: ClusterView) -> list[Decision]: ...
+
+
+@runtime_checkable
+class Steps(Protocol):
+    """A policy that only ever starts waiting jobs at their own size, written as one `step` per
+    instant: the fast path's lean protocol (issue 26), without a call per arrival and per end
+    or a `Start` per started job.
+
+    ``step(now, free, submitted, ended)`` is called after the instant's ends and arrivals:
+    ``free`` processors are free, jobs ``0 .. submitted - 1`` have been submitted (in index
+    order), ``ended`` lists the jobs that ended since the last call, in order (the list is the
+    policy's to keep). It returns the jobs to start now, in order. It must answer exactly what
+    ``on_finish`` for each ended job, ``on_submit`` for each new one and ``schedule`` would,
+    and the engine may skip the call at an instant where no job ended and no processor is
+    free (nothing can start; the arrivals are told at the next call). `StepPolicy` gives such
+    a policy the classic methods, for the kernel and for wrappers.
+    """
+
+    def step(self, now: float, free: int, submitted: int, ended: list[int]) -> list[int]: ...
+
+
+def step_of(policy: object) -> Callable[[float, int, int, list[int]], list[int]] | None:
+    """``policy.step`` when its class defines one (`Steps`), else None.
+
+    Looked up on the class: a proxy that forwards attributes (the invariant checker's) must
+    not pass for a `Steps` policy, or its own bookkeeping would be bypassed. A subclass that
+    overrides a classic method (``schedule``, ``on_submit``, ``on_finish``) below the class
+    that defines ``step`` gets the classic protocol: its override is what it means.
+    """
+    mro = type(policy).__mro__
+    owner = next((c for c in mro if "step" in c.__dict__), None)
+    if owner is None or not callable(owner.__dict__["step"]):
+        return None
+    for name in ("schedule", "on_submit", "on_finish"):
+        definer = next((c for c in mro if name in c.__dict__), None)
+        if definer is not None and definer is not owner and issubclass(definer, owner):
+            return None
+    return policy.step  # type: ignore[attr-defined, no-any-return]
+
+
+class StepPolicy:
+    """The classic protocol (`Policy`) over a policy's `step`: arrivals and ends are noted and
+    told at the next pass, so both engines run the same code. Subclasses call
+    ``super().setup(view)`` and define ``step``."""
+
+    _submitted: int = 0
+    _ended: list[int]
+
+    def setup(self, view: ClusterView) -> None:
+        self._submitted = 0
+        self._ended = []
+
+    def step(self, now: float, free: int, submitted: int, ended: list[int]) -> list[int]:
+        raise NotImplementedError
+
+    def on_submit(self, job: int) -> None:
+        self._submitted = job + 1  # jobs arrive in index order (both engines number so)
+
+    def on_finish(self, job: int) -> None:
+        self._ended.append(job)
+
+    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+        ended = self._ended
+        if ended:
+            self._ended = []
+        starts = self.step(now, view.free_procs, self._submitted, ended)
+        return [Start(j) for j in starts]
 
 
 # -- optional hooks: a policy defines them only when it needs them ----------------------------

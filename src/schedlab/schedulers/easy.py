@@ -42,14 +42,13 @@ from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import ClassVar
 
-from schedlab.engine.decisions import Decision, Start
-from schedlab.engine.protocol import ClusterView
+from schedlab.engine.protocol import ClusterView, StepPolicy
 from schedlab.errors import ConfigError
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
 
 _INF = float("inf")
-_NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it
+_NOTHING: list[int] = []  # shared empty answer: the engines only iterate it
 BACKFILL_ORDERS = ("fcfs", "sjf")
 _SMALL = 32  # a bucket with at most this many entries is searched without a tree
 _COMPACT = 1024  # a list sheds its dead prefix once it is this long and half the list
@@ -300,7 +299,7 @@ class _ShortestBucket(_Bucket):
 
 
 @register_policy
-class EasyBackfilling:
+class EasyBackfilling(StepPolicy):
     """EASY backfilling with one reservation, for the queue head."""
 
     name: ClassVar[str] = "easy"
@@ -312,6 +311,8 @@ class EasyBackfilling:
         self._sjf = self.params.backfill_order == "sjf"
 
     def setup(self, view: ClusterView) -> None:
+        super().setup(view)
+        self._known = 0  # jobs 0 .. _known - 1 were told to the policy
         self._req = view.requested_time
         self._procs = view.procs
         self._queue: list[int] = []  # submitted jobs, arrival order; started ones are skipped
@@ -325,7 +326,6 @@ class EasyBackfilling:
         # shared availability profile, here with no reservation in it
         self._profile = Profile(view.total_procs, origin=view.submit_at[0] if view.jobs else 0.0)
         self._expected_end: list[float] = []  # of running jobs; grows on submit
-        self._view = view
         self._dirty = True  # a job ended or the head may have changed: full pass
         self._shadow = _INF
         self._extra = 0
@@ -333,30 +333,80 @@ class EasyBackfilling:
         self._checked = 0  # queue positions < _checked were tested at the last pass
 
     # -- events ---------------------------------------------------------------------
-    def on_submit(self, job: int) -> None:
-        self._expected_end.append(0.0)
-        self._waiting.append(True)
+    def step(self, now: float, free: int, submitted: int, ended: list[int]) -> list[int]:
+        """The instant's ends and arrivals, then the pass (`engine.protocol.Steps`).
+
+        One arrival alone is tested before it is queued: when it starts at once (into an
+        empty queue, or backfilled at a pass where no job ended) it never enters the queue
+        or a bucket, and the pass is what the full one would decide for it alone.
+        """
+        if ended:
+            expected_end = self._expected_end
+            procs = self._procs
+            release = self._profile.release
+            for j in ended:
+                end = expected_end[j]
+                if now < end:
+                    release(now, end, procs[j])
+            self._dirty = True
+        j = self._known
+        if submitted == j + 1:
+            p = self._procs[j]
+            if not self._nwaiting:
+                if p <= free:  # the head of an empty queue fits: the pass starts it alone
+                    self._known = submitted
+                    end = now + self._req[j]
+                    self._expected_end.append(end)
+                    self._waiting.append(False)
+                    profile = self._profile
+                    profile.advance(now)
+                    profile.reserve(now, end, p)
+                    return [j]
+            elif not self._dirty:  # the clean pass (see `_pass`) with one new job
+                if p <= free:
+                    if self._shadow_stale:
+                        self._compute_shadow(self._procs[self._queue[self._qhead]], now)
+                    end = now + self._req[j]
+                    if end <= self._shadow or p <= self._extra:
+                        if end > self._shadow:
+                            self._extra -= p
+                        self._known = submitted
+                        self._expected_end.append(end)
+                        self._waiting.append(False)
+                        self._profile.reserve(now, end, p)
+                        return [j]
+                self._arrive(submitted)
+                self._checked = len(self._queue)
+                return _NOTHING
+        if submitted > j:
+            self._arrive(submitted)
+        return self._pass(now, free)
+
+    def _arrive(self, submitted: int) -> None:
+        """Queue and bucket jobs ``_known .. submitted - 1``."""
+        first = self._known
+        self._known = submitted
+        count = submitted - first
+        self._expected_end.extend([0.0] * count)
+        self._waiting.extend([True] * count)
         if not self._nwaiting:
             self._dirty = True
-        self._nwaiting += 1
-        self._queue.append(job)
-        p = self._procs[job]
-        bucket = self._buckets.get(p)
-        if bucket is None:
-            bucket = self._buckets[p] = self._bucket_type(self._req, self._waiting)
-        if not bucket.count:
-            insort(self._sizes, p)
-        bucket.add(job)
-
-    def on_finish(self, job: int) -> None:
-        now = self._view.now
-        end = self._expected_end[job]
-        if now < end:
-            self._profile.release(now, end, self._procs[job])
-        self._dirty = True
+        self._nwaiting += count
+        self._queue.extend(range(first, submitted))
+        procs = self._procs
+        buckets = self._buckets
+        sizes = self._sizes
+        for j in range(first, submitted):
+            p = procs[j]
+            bucket = buckets.get(p)
+            if bucket is None:
+                bucket = buckets[p] = self._bucket_type(self._req, self._waiting)
+            if not bucket.count:
+                insort(sizes, p)
+            bucket.add(j)
 
     # -- the pass -----------------------------------------------------------------------
-    def _start(self, now: float, j: int, out: list[Decision]) -> int:
+    def _start(self, now: float, j: int, out: list[int]) -> int:
         """Start job j; returns its index in its bucket (see `_Bucket.remove`)."""
         end = now + self._req[j]
         self._expected_end[j] = end
@@ -369,10 +419,10 @@ class EasyBackfilling:
         if not bucket.count:
             bucket.clear()
             del self._sizes[bisect_left(self._sizes, p)]
-        out.append(Start(j))
+        out.append(j)
         return i
 
-    def _compute_shadow(self, need: int) -> None:
+    def _compute_shadow(self, need: int, now: float) -> None:
         """Shadow time and extra processors for a head needing more than is free now.
 
         The profile holds only running jobs, so free processors never decrease over time:
@@ -380,16 +430,16 @@ class EasyBackfilling:
         free then beyond ``need``.
         """
         profile = self._profile
-        shadow = profile.earliest_start(need, 0.0, self._view.now)
+        shadow = profile.earliest_start(need, 0.0, now)
         self._shadow = shadow
         self._extra = profile.free_at(shadow) - need if self.params.extra_procs else 0
         self._shadow_stale = False
 
-    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+    def _pass(self, now: float, free: int) -> list[int]:
+        """The jobs to start now, ``free`` processors being free."""
         if not self._nwaiting:
             return _NOTHING
         queue = self._queue
-        free = view.free_procs
         if not self._dirty:
             # no job ended since the last pass: the head is still blocked, free can only
             # have shrunk, and only new arrivals may fit now
@@ -401,7 +451,7 @@ class EasyBackfilling:
                 procs = self._procs
                 if all(procs[j] > free for j in queue[checked:]):
                     return _NOTHING  # (the only jobs tested at the last pass were too wide)
-                self._compute_shadow(procs[queue[self._qhead]])
+                self._compute_shadow(procs[queue[self._qhead]], now)
             if checked == len(queue) - 1:
                 # the common case: one new job, tested inline
                 j = queue[checked]
@@ -413,7 +463,7 @@ class EasyBackfilling:
                     if p > self._extra:
                         return _NOTHING
                     self._extra -= p
-                out: list[Decision] = []
+                out: list[int] = []
                 self._start(now, j, out)
                 queue.pop()
             elif checked < len(queue):
@@ -451,18 +501,18 @@ class EasyBackfilling:
             # nobody but the head is narrow enough: the shadow time waits until needed
             self._shadow_stale = True
             return out
-        self._compute_shadow(procs[queue[h]])
+        self._compute_shadow(procs[queue[h]], now)
         self._backfill(now, free, out)
         return out
 
-    def _backfill(self, now: float, free: int, out: list[Decision]) -> None:
+    def _backfill(self, now: float, free: int, out: list[int]) -> None:
         """Try every waiting job but the head (wider than ``free``) in backfilling order."""
         if self._sjf:
             self._backfill_sjf(now, free, out)
         else:
             self._backfill_fcfs(now, free, out)
 
-    def _backfill_fcfs(self, now: float, free: int, out: list[Decision]) -> int:
+    def _backfill_fcfs(self, now: float, free: int, out: list[int]) -> int:
         """Arrival order; returns the processors left free."""
         shadow = self._shadow
         extra = self._extra
@@ -535,7 +585,7 @@ class EasyBackfilling:
         self._extra = extra
         return free
 
-    def _backfill_sjf(self, now: float, free: int, out: list[Decision]) -> int:
+    def _backfill_sjf(self, now: float, free: int, out: list[int]) -> int:
         """Shortest requested time first, ties by arrival; returns the processors left."""
         shadow = self._shadow
         extra = self._extra
@@ -574,7 +624,7 @@ class EasyBackfilling:
         self._extra = extra
         return free
 
-    def _backfill_new(self, now: float, free: int, first: int, out: list[Decision]) -> None:
+    def _backfill_new(self, now: float, free: int, first: int, out: list[int]) -> None:
         """Try the jobs that arrived since the last pass, queue[first:] (the head excluded)."""
         queue = self._queue
         procs = self._procs

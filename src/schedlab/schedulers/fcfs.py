@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from schedlab.engine.decisions import Decision, Start
-from schedlab.engine.protocol import ClusterView
+from schedlab.engine.protocol import ClusterView, StepPolicy
 from schedlab.schedulers.registry import register_policy
 
 
@@ -17,7 +16,7 @@ class FcfsParams:
 
 
 @register_policy
-class Fcfs:
+class Fcfs(StepPolicy):
     """Start queued jobs in arrival order while the head fits; the head blocks the rest."""
 
     name: ClassVar[str] = "fcfs"
@@ -31,27 +30,26 @@ class Fcfs:
         self._procs: Sequence[int] = []
 
     def setup(self, view: ClusterView) -> None:
+        super().setup(view)
         self._queue = []
         self._head = 0
+        self._known = 0  # jobs 0 .. _known - 1 are queued
         self._procs = view.procs  # a reference: in a pool the list grows as jobs arrive
 
-    def on_submit(self, job: int) -> None:
-        self._queue.append(job)
-
-    def on_finish(self, job: int) -> None:
-        pass
-
-    def schedule(self, now: float, view: ClusterView) -> list[Decision]:
+    def step(self, now: float, free: int, submitted: int, ended: list[int]) -> list[int]:
+        """Queue the new jobs, then start from the head while it fits (`engine.protocol.Steps`)."""
         queue = self._queue
+        if submitted > self._known:
+            queue.extend(range(self._known, submitted))
+            self._known = submitted
         head = self._head
-        free = view.free_procs
         procs = self._procs
-        out: list[Decision] = []
+        out: list[int] = []
         end = len(queue)
         while head < end and procs[queue[head]] <= free:
             j = queue[head]
             free -= procs[j]
-            out.append(Start(j))
+            out.append(j)
             head += 1
         if head > 4096 and head * 2 > end:  # drop the consumed prefix now and then
             del queue[:head]
