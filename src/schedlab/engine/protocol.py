@@ -125,7 +125,7 @@ def step_of(policy: object) -> Callable[[float, int, int, list[int]], list[int]]
         definer = next((c for c in mro if name in c.__dict__), None)
         if definer is not None and definer is not owner and issubclass(definer, owner):
             return None
-    return policy.step  # type: ignore[attr-defined, no-any-return]
+    return policy.step  # type: ignore[attr-defined]
 
 
 class StepPolicy:
