@@ -256,8 +256,11 @@ class Simulator:
         self.submitted = nexti
         return self._outcome(clock, instants)
 
-    def _outcome(self, clock: float, instants: int) -> RawRun:
-        """The per-job outcome once no event remains (PolicyError if a job never ended)."""
+    def _outcome(self, clock: float, instants: int, *, preempted: bool = True) -> RawRun:
+        """The per-job outcome once no event remains (PolicyError if a job never ended).
+
+        ``preempted`` False: no job was suspended (the `Steps` loop), so the preemption
+        columns are zeros without reading their lists."""
         wall = time.perf_counter() - clock
         n = self.n
         if self.done != n:
@@ -272,10 +275,12 @@ class Simulator:
             started_at=np.array(self.started_at),
             finished_at=np.array(self.finished_at),
             killed=np.array(self.killed, dtype=bool),
-            preemptions=np.array(self.preemptions, dtype=np.int64),
-            suspended_time=np.array(self.suspended_time),
+            preemptions=(
+                np.array(self.preemptions, dtype=np.int64) if preempted else np.zeros(n, np.int64)
+            ),
+            suspended_time=np.array(self.suspended_time) if preempted else np.zeros(n),
             executed_time=np.array(self.executed_time),
-            wasted_time=np.array(self.wasted_time),
+            wasted_time=np.array(self.wasted_time) if preempted else np.zeros(n),
             total_procs=self.total_procs,
             wall_time=wall,
             instants=instants,
@@ -370,7 +375,7 @@ class Simulator:
                     obs.after_step(now, self)
         self.free_procs, self.running, self.done = free, running, done
         self.submitted = nexti
-        return self._outcome(clock, instants)
+        return self._outcome(clock, instants, preempted=False)
 
     def _refuse(self, now: float, j: int, free: int) -> None:
         """PolicyError for a start the engine cannot apply (a `Steps` policy's answer)."""

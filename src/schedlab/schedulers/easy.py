@@ -380,6 +380,8 @@ class EasyBackfilling(StepPolicy):
                 return _NOTHING
         if submitted > j:
             self._arrive(submitted)
+        if not self._nwaiting:
+            return _NOTHING
         return self._pass(now, free)
 
     def _arrive(self, submitted: int) -> None:
@@ -436,9 +438,7 @@ class EasyBackfilling(StepPolicy):
         self._shadow_stale = False
 
     def _pass(self, now: float, free: int) -> list[int]:
-        """The jobs to start now, ``free`` processors being free."""
-        if not self._nwaiting:
-            return _NOTHING
+        """The jobs to start now, ``free`` processors being free and some job waiting."""
         queue = self._queue
         if not self._dirty:
             # no job ended since the last pass: the head is still blocked, free can only
@@ -501,16 +501,18 @@ class EasyBackfilling(StepPolicy):
             # nobody but the head is narrow enough: the shadow time waits until needed
             self._shadow_stale = True
             return out
-        self._compute_shadow(procs[queue[h]], now)
-        self._backfill(now, free, out)
-        return out
-
-    def _backfill(self, now: float, free: int, out: list[int]) -> None:
-        """Try every waiting job but the head (wider than ``free``) in backfilling order."""
+        # the shadow time (`_compute_shadow`, inline: once per job end), then every waiting
+        # job but the head (wider than ``free``) in backfilling order
+        profile = self._profile
+        need = procs[queue[h]]
+        shadow = self._shadow = profile.earliest_start(need, 0.0, now)
+        self._extra = profile.free_at(shadow) - need if self.params.extra_procs else 0
+        self._shadow_stale = False
         if self._sjf:
             self._backfill_sjf(now, free, out)
         else:
             self._backfill_fcfs(now, free, out)
+        return out
 
     def _backfill_fcfs(self, now: float, free: int, out: list[int]) -> int:
         """Arrival order; returns the processors left free."""
