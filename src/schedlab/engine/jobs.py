@@ -259,6 +259,11 @@ class JobTable:
         self.attributes = {k: list(v) for k, v in specs.attributes.items()}
         self.roots = len(specs)  # jobs of the workload; ids above are spawned
         self.payloads: dict[int, list[int]] = {}  # host -> the payloads running in it
+        # each column's append and start value, looked up once: a grid run spawns a job per
+        # pilot, and 45 attribute lookups per spawn were a tenth of pilot_filling's time
+        self._growers: list[tuple[Any, Any]] = [
+            (getattr(self, name).append, start) for name, start in self.COLUMNS
+        ] + [(values.append, _NAN) for values in self.attributes.values()]
 
     def __len__(self) -> int:
         return len(self.state)
@@ -266,10 +271,8 @@ class JobTable:
     def append(self) -> int:
         """A new job (spawned during the run) with every column at its start value."""
         j = len(self.state)
-        for name, start in self.COLUMNS:
-            getattr(self, name).append(start)
-        for values in self.attributes.values():
-            values.append(_NAN)
+        for grow, start in self._growers:
+            grow(start)
         return j
 
     def add_payload(self, host: int, j: int, q: int) -> None:
