@@ -261,9 +261,10 @@ class JobTable:
         self.payloads: dict[int, list[int]] = {}  # host -> the payloads running in it
         # each column's append and start value, looked up once: a grid run spawns a job per
         # pilot, and 45 attribute lookups per spawn were a tenth of pilot_filling's time
-        self._growers: list[tuple[Any, Any]] = [
-            (getattr(self, name).append, start) for name, start in self.COLUMNS
-        ] + [(values.append, _NAN) for values in self.attributes.values()]
+        self._growers: tuple[tuple[Any, Any], ...] = tuple(
+            [(getattr(self, name).append, start) for name, start in self.COLUMNS]
+            + [(values.append, _NAN) for values in self.attributes.values()]
+        )
 
     def __len__(self) -> int:
         return len(self.state)
