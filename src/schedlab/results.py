@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schedlab.engine.fastpath import RawRun
-from schedlab.engine.jobs import KernelRun
 from schedlab.metrics.grid import (
     GROUP_KEYS,
     busy_procs,
@@ -40,20 +39,20 @@ from schedlab.metrics.grid import (
     state_counts,
     time_grid,
 )
-from schedlab.metrics.nodes import node_summary
 from schedlab.metrics.summary import per_class, per_job_metrics, summarize, warmup_jobs
 from schedlab.metrics.tdcs import priority_classes, tdcs_summary
 from schedlab.outputs import write_table
-from schedlab.platform.cluster import ClusterSpec
-from schedlab.platform.placement import Allocation, Request
-from schedlab.workload.grid import GridWorkload
 from schedlab.workload.job import Workload
-from schedlab.workload.models.tdcs import TdcsWorkload
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a cluster run's result needs none of them (imported where used)
     import pandas as pd
 
+    from schedlab.engine.jobs import KernelRun
+    from schedlab.platform.cluster import ClusterSpec
     from schedlab.platform.description import Platform
+    from schedlab.platform.placement import Allocation, Request
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
 __all__ = ["DEFAULT_BINS", "MetaOutcome", "Result", "attribute_columns"]
 
@@ -195,6 +194,10 @@ class Result:
         return columns
 
     def _grid_columns(self) -> dict[str, np.ndarray]:
+        from schedlab.engine.jobs import KernelRun
+        from schedlab.workload.grid import GridWorkload
+        from schedlab.workload.models.tdcs import TdcsWorkload
+
         assert isinstance(self.raw, KernelRun) and self.platform is not None
         w = self.workload.grid if isinstance(self.workload, TdcsWorkload) else self.workload
         assert isinstance(w, GridWorkload)
@@ -232,6 +235,9 @@ class Result:
     def _tdcs_columns(self) -> dict[str, np.ndarray]:
         """The paper's columns (`metrics.tdcs`): its run time counts lost attempts and
         restarts, so that the four components add up to the processing time."""
+        from schedlab.engine.jobs import KernelRun
+        from schedlab.workload.models.tdcs import TdcsWorkload
+
         w = self.workload
         assert isinstance(w, TdcsWorkload) and isinstance(self.raw, KernelRun)
         assert self.platform is not None
@@ -301,6 +307,9 @@ class Result:
             if self.cluster is None:
                 return out
             return self._with_node_metrics(out, warmup)
+        from schedlab.engine.jobs import KernelRun  # (a platform run: the kernel's)
+        from schedlab.workload.models.tdcs import TdcsWorkload
+
         if self.kind == "tdcs":
             assert isinstance(self.workload, TdcsWorkload)
             return tdcs_summary(
@@ -320,6 +329,8 @@ class Result:
     def _with_node_metrics(self, out: dict[str, Any], warmup: int | str | None) -> dict[str, Any]:
         """``out`` with the metrics of a run on node types (`metrics.nodes`) after
         ``utilization``: per-resource use, GPU-hours, fragmentation."""
+        from schedlab.metrics.nodes import node_summary
+
         assert self.cluster is not None
         assert self.allocations is not None and self.node_requests is not None
         c = self.columns

@@ -22,34 +22,31 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedlab.engine.checker import CheckedPolicy, InvariantChecker, KernelChecker
 from schedlab.engine.durations import RIGID, Amdahl, SpeedupModel
 from schedlab.engine.fastpath import RawRun, Simulator
-from schedlab.engine.jobs import JobSpecs, KernelRun
-from schedlab.engine.kernel import Kernel
 from schedlab.engine.protocol import Policy, PolicyHooks, policy_hooks
 from schedlab.errors import ConfigError, WorkloadError
-from schedlab.grid.context import GridContext
-from schedlab.grid.platforms import check_policies
-from schedlab.grid.registry import MetaScheduler, make_meta_scheduler, reports_of
 from schedlab.metrics.timeseries import TimeSeriesObserver
-from schedlab.node_run import run_on_nodes
-from schedlab.platform.cluster import ClusterSpec
-from schedlab.platform.description import Platform
-from schedlab.platform.pool import PoolSpec
 from schedlab.results import DEFAULT_BINS, MetaOutcome, Result
 from schedlab.schedulers.registry import make_policy
 from schedlab.workload.dependencies import Dependencies, dependencies
-from schedlab.workload.grid import GridWorkload
 from schedlab.workload.job import Workload
 from schedlab.workload.load import load_workload
-from schedlab.workload.models.tdcs import TdcsWorkload
-from schedlab.workload.requests import without_unplaceable
 from schedlab.workload.transforms import raise_requested_to_run, scale_load
+
+# The kernel, the grid, node types and the invariant checker are imported where a run needs
+# them: a cluster run on the fast path (most runs, and every sweep worker's) loads none.
+if TYPE_CHECKING:
+    from schedlab.engine.jobs import JobSpecs, KernelRun
+    from schedlab.grid.registry import MetaScheduler
+    from schedlab.platform.cluster import ClusterSpec
+    from schedlab.platform.description import Platform
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
 __all__ = [
     "ENGINES",
@@ -166,8 +163,12 @@ def require_jobs(workload: Workload) -> None:
 def _cluster_workload(s: Scenario) -> Workload:
     """The scenario's workload on its machine, checked (not yet scaled)."""
     workload = s.workload
-    if isinstance(workload, GridWorkload | TdcsWorkload):
-        raise ConfigError("platform", None, "a platform for a grid or TDCS stream")
+    if not isinstance(workload, Workload | str | Path):
+        from schedlab.workload.grid import GridWorkload
+        from schedlab.workload.models.tdcs import TdcsWorkload
+
+        if isinstance(workload, GridWorkload | TdcsWorkload):
+            raise ConfigError("platform", None, "a platform for a grid or TDCS stream")
     if not isinstance(workload, Workload):
         workload = load_workload(workload, max_procs=s.procs)
     elif s.procs is not None and s.procs != workload.max_procs:
@@ -274,6 +275,9 @@ def _run_cluster(s: Scenario) -> Result:
 
 def _run_nodes(s: Scenario, cluster: ClusterSpec) -> Result:
     """A cluster of node types: the workload on its cores, then the node loop (`node_run`)."""
+    from schedlab.node_run import run_on_nodes
+    from schedlab.workload.requests import without_unplaceable
+
     if s.options.engine == "inlined":
         raise ConfigError("engine", "inlined", "general or auto: node types run on the node loop")
     if s.speedup is not None:
@@ -324,6 +328,8 @@ def _fast_cluster(
     checker = None
     engine_policy: Policy = instance
     if s.options.check:
+        from schedlab.engine.checker import CheckedPolicy, InvariantChecker
+
         checked = CheckedPolicy(instance)
         checker = InvariantChecker(checked)
         observers = [*observers, checker]
@@ -358,6 +364,11 @@ def _kernel_cluster(
 ) -> tuple[RawRun, dict[str, np.ndarray]]:
     """The general kernel with one pool of the machine's processors (power 1), every job
     delivered straight to it."""
+    from schedlab.engine.checker import KernelChecker
+    from schedlab.engine.jobs import JobSpecs
+    from schedlab.engine.kernel import Kernel
+    from schedlab.platform.pool import PoolSpec
+
     specs = JobSpecs.rigid(
         submit_at=workload.submit_time.tolist(),
         run_time=workload.run_time.tolist(),
@@ -439,6 +450,9 @@ def _to_global(
 def platform_jobs(workload: GridWorkload | TdcsWorkload, actor: int = 0) -> JobSpecs:
     """The kernel's jobs of a platform stream, by row: meta-jobs (stream -1) to ``actor``,
     local jobs to their pool; a TDCS stream adds its requested work and attributes."""
+    from schedlab.engine.jobs import JobSpecs
+    from schedlab.workload.models.tdcs import TdcsWorkload
+
     if isinstance(workload, TdcsWorkload):
         specs = platform_jobs(workload.grid, actor)
         specs.requested_work = workload.requested.tolist()
@@ -479,11 +493,21 @@ def _preemption_of(policies: Sequence[Any]) -> str:
 
 
 def _last_submit(workload: GridWorkload | TdcsWorkload) -> float:
+    from schedlab.workload.models.tdcs import TdcsWorkload
+
     submits = workload.grid.submit_at if isinstance(workload, TdcsWorkload) else workload.submit_at
     return float(submits.max()) if len(submits) else 0.0
 
 
 def _run_platform(s: Scenario) -> Result:
+    from schedlab.engine.checker import KernelChecker
+    from schedlab.engine.kernel import Kernel
+    from schedlab.grid.context import GridContext
+    from schedlab.grid.platforms import check_policies
+    from schedlab.grid.registry import make_meta_scheduler, reports_of
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.models.tdcs import TdcsWorkload
+
     clock = time.perf_counter()
     assert s.platform is not None
     workload = s.workload

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.durations import SpeedupModel
 from schedlab.engine.protocol import Policy
 from schedlab.errors import ConfigError
-from schedlab.grid.registry import MetaScheduler, meta_scheduler_class
-from schedlab.grid.tdcs import CONFIGURATIONS, DEFAULT_CHECKPOINT_OVERHEAD, local_manager
-from schedlab.platform.cluster import ClusterSpec, read_cluster
-from schedlab.platform.description import Platform
 from schedlab.registry import param_types
 from schedlab.results import DEFAULT_BINS, Result
 from schedlab.scenario import RunOptions, Scenario, run
-from schedlab.workload.grid import GridWorkload
+from schedlab.schedulers.pps import DEFAULT_CHECKPOINT_OVERHEAD
 from schedlab.workload.job import Workload
-from schedlab.workload.models.tdcs import TdcsWorkload
+
+if TYPE_CHECKING:  # a cluster run imports neither the grid nor the node types (start-up)
+    from schedlab.grid.registry import MetaScheduler
+    from schedlab.platform.cluster import ClusterSpec
+    from schedlab.platform.description import Platform
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.models.tdcs import TdcsWorkload
 
 __all__ = ["SimulationResult", "run_grid", "run_tdcs", "simulate"]
 
@@ -60,8 +62,11 @@ def simulate(
     no dependants); "general" the kernel of `engine.kernel` (one pool here); "auto" takes the
     fast path whenever the workload allows it. Both give the same results where both apply.
     """
-    if cluster is not None and not isinstance(cluster, ClusterSpec):
-        cluster = read_cluster(cluster)
+    if cluster is not None:
+        from schedlab.platform.cluster import ClusterSpec, read_cluster
+
+        if not isinstance(cluster, ClusterSpec):
+            cluster = read_cluster(cluster)
     return run(
         Scenario(
             workload=workload,
@@ -128,6 +133,9 @@ def run_tdcs(
     hand evicted jobs back to their dispatcher, which only these take back), and a workload
     without jobs (every metric of the run would be undefined).
     """
+    from schedlab.grid.registry import meta_scheduler_class
+    from schedlab.grid.tdcs import CONFIGURATIONS, local_manager
+
     if dispatcher not in CONFIGURATIONS:
         raise ConfigError("tdcs dispatcher", dispatcher, tuple(CONFIGURATIONS))
     if not len(workload):

@@ -90,3 +90,46 @@ def test_top_help_lists_the_command_lines_own_options_and_commands() -> None:
     ]
     assert commands == list(top_help.COMMANDS)
     assert _first_paragraph(group.help) == top_help.DESCRIPTION
+
+
+# what a run of one cluster on the fast path never needs: the kernel, the grid, node types
+PLATFORM_ONLY = (
+    "schedlab.engine.kernel",
+    "schedlab.engine.jobs",
+    "schedlab.engine.checker",
+    "schedlab.grid.registry",
+    "schedlab.grid.context",
+    "schedlab.grid.tdcs",
+    "schedlab.platform.description",
+    "schedlab.platform.cluster",
+    "schedlab.node_run",
+    "schedlab.workload.grid",
+    "schedlab.workload.models.tdcs",
+    "schedlab.metrics.nodes",
+)
+
+
+def test_a_cluster_run_imports_neither_the_kernel_nor_the_grid(tmp_path: os.PathLike[str]) -> None:
+    trace = os.path.join(tmp_path, "t.swf")
+    with open(trace, "w") as f:
+        f.write("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    code = (
+        "import json, sys; sys.argv = ['schedlab', '-q', 'run', sys.argv[1], '--json']\n"
+        "from schedlab.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        f"    print(json.dumps(sorted(set(sys.modules) & set({PLATFORM_ONLY!r}))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, trace], capture_output=True, text=True, check=True
+    )
+    summary, loaded = out.stdout.strip().splitlines()[-2:]
+    assert json.loads(summary)["jobs"] == 1
+    assert json.loads(loaded) == []
+    # and they are all there for a run that needs them (the list names real modules)
+    code = (
+        "import json, sys, importlib\n"
+        f"[importlib.import_module(m) for m in {PLATFORM_ONLY!r}]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -59,7 +59,7 @@ from schedlab.errors import ConfigError, PolicyError
 from schedlab.grid.context import GridContext
 from schedlab.grid.registry import register_meta_scheduler
 from schedlab.platform.network import Network
-from schedlab.schedulers.pps import MAX_CHECKPOINT_OVERHEAD
+from schedlab.schedulers.pps import DEFAULT_CHECKPOINT_OVERHEAD, MAX_CHECKPOINT_OVERHEAD
 from schedlab.validators import check_int, check_number, check_seconds
 
 __all__ = [
@@ -665,7 +665,6 @@ RandomDispatch = _baseline(
 
 # -- the runs of the paper (SPEC 6) ---------------------------------------------------------------
 PREEMPTION = ("checkpoint", "suspend", "requeue", "cancel", "none")
-DEFAULT_CHECKPOINT_OVERHEAD = 60.0  # s to read a checkpoint back at a restart
 # named configurations: dispatcher and, where it is fixed, the local managers' preemption
 CONFIGURATIONS: dict[str, tuple[str, str | None]] = {
     "tdcs": ("tdcs", None),

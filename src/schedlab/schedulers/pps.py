@@ -79,6 +79,9 @@ PREEMPTION_MODES = ("suspend", "requeue", "cancel", "checkpoint", "none")
 # restart, yet a job would need a million restarts to push the clock past 1e15 s (where
 # float64 no longer resolves the simulation, `workload.job.MAX_TIME`).
 MAX_CHECKPOINT_OVERHEAD = 1e9
+# s to read a checkpoint back at a restart, by default (TDCS local managers, `grid.tdcs`; kept
+# here, with the bound, so that `simulate` can name it without importing the grid)
+DEFAULT_CHECKPOINT_OVERHEAD = 60.0
 PRIORITY_RULES = ("submit", "attribute")
 _NO_EVENT = sys.maxsize  # above every job index, however many jobs arrive
 _NOTHING: list[Decision] = []  # shared empty answer: the engine only iterates it

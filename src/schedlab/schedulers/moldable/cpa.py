@@ -73,18 +73,20 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush, heapreplace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.durations import Rigid, SpeedupModel
-from schedlab.engine.jobs import JobSpecs
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError, PolicyError
 from schedlab.platform import Profile
 from schedlab.schedulers.registry import register_policy
 from schedlab.validators import check_int
+
+if TYPE_CHECKING:  # the kernel's jobs, handed to `prepare` (a cluster run never loads them)
+    from schedlab.engine.jobs import JobSpecs
 
 __all__ = [
     "MAX_ITERATIONS",
