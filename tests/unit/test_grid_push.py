@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from schedlab.engine.checker import KernelChecker
 from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
@@ -249,3 +251,60 @@ def test_random_is_seeded_by_the_context() -> None:
     assert set(a.pool.tolist()) == {0, 1}
     expected = np.random.default_rng(7).integers(2, size=40)
     assert a.pool.tolist() == expected.tolist()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    nodes=st.lists(st.sampled_from([1, 2, 3, 5]), min_size=1, max_size=6),
+    arrivals=st.lists(
+        st.tuples(
+            st.integers(0, 30), st.integers(1, 40), st.integers(1, 5), st.booleans()
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    delays=st.lists(st.sampled_from([0.0, 0.0, 2.0, 7.5]), min_size=6, max_size=6),
+    mu_rec=st.sampled_from([0.0, 1.0, 4.0]),
+    seed=st.integers(0, 3),
+)
+def test_exact_least_depth_heaps_choose_the_plain_minimum(
+    nodes: list[int],
+    arrivals: list[tuple[int, int, int, bool]],
+    delays: list[float],
+    mu_rec: float,
+    seed: int,
+) -> None:
+    """Δt = 0, tie = "site": the heaps fed by the kernel's log of changed depths pick, at
+    every decision, the pool the minimum of (depth, site, pool) over the eligible pools
+    reads from every pool (pools of several sizes, same-instant bursts, transfer and
+    receive delays, sites shared by several pools)."""
+    n = len(nodes)
+    jobs_ = sorted(arrivals)
+    widest = max(nodes)
+    specs = jobs(
+        [float(t) for t, _, _, _ in jobs_],
+        [float(w) for _, w, _, _ in jobs_],
+        [min(q, widest) for _, _, q, _ in jobs_],
+    )
+    seen: list[tuple[int, int]] = []
+
+    class Checked(CentralizedPush):  # type: ignore[misc]
+        def actors(self, context: GridContext) -> list[Any]:
+            (actor,) = super().actors(context)
+            least = actor._least
+
+            def both(job: int, pools_: list[int]) -> int:
+                chosen = least(job, pools_)
+                states = actor._platform.pools
+                depth = [s.queued + s.received + e for s, e in zip(states, actor._extra)]
+                expected = min(pools_, key=lambda p: (depth[p], actor._order[p]))
+                assert chosen == expected, (job, chosen, expected, depth)
+                seen.append((job, chosen))
+                return chosen
+
+            actor._least = both
+            return [actor]
+
+    sites = [i // 2 for i in range(n)] if seed % 2 else list(range(n))
+    run(Checked(), specs, pools(nodes, mu_rec=mu_rec), sites=sites, message_time=delays[:n])
+    assert len(seen) == len(jobs_)

@@ -131,6 +131,8 @@ class Decisions:
         groups, power = pool.allocate(q)
         t.groups[j] = groups
         pool.queued -= 1
+        for log in pool.depth_logs:
+            log.append(pool.index)
         pool.running += 1
         pool.view.segment_start_at[local] = now  # type: ignore[index]
         if k.tracer is not None:
@@ -180,6 +182,8 @@ class Decisions:
                 k.tracer.requeued(j, k)
         t.state[j] = SUSPENDED
         pool.queued += 1
+        for log in pool.depth_logs:
+            log.append(pool.index)
 
     def evict(self, pool: Pool, d: Evict, now: float) -> None:
         t = self.jobs
@@ -198,6 +202,8 @@ class Decisions:
             self._preempt(pool, j, d.job, d, now)
         else:
             pool.queued -= 1  # a waiting job leaves the queue
+            for log in pool.depth_logs:
+                log.append(pool.index)
         t.state[j] = RELEASED
         t.holder[j] = t.owner[j]
         t.where[j] = -1
@@ -218,6 +224,8 @@ class Decisions:
             t.lose_attempt(j)
         elif st in (WAITING, SUSPENDED):
             pool.queued -= 1
+            for log in pool.depth_logs:
+                log.append(pool.index)
         else:
             raise PolicyError(
                 f"policy {_name(pool)!r}: Kill(job {d.job}) at t={now}: job already ended "

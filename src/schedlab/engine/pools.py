@@ -81,6 +81,7 @@ class Pool:
         "gids",
         "queued",
         "received",
+        "depth_logs",
         "running",
         "held",
     )
@@ -122,6 +123,9 @@ class Pool:
         self.gids: list[int] = []  # local job number -> global id
         self.queued = 0
         self.received = 0
+        # logs of the pools whose depth (queued + received) changed, one per actor that asked
+        # (`KernelCore.watch_depths`); none by default
+        self.depth_logs: tuple[list[int], ...] = ()
         self.running = 0
         self.held = 0  # processors of ended jobs not released yet (mu_env)
         self.view: ClusterView = PoolView(
@@ -180,6 +184,8 @@ class Pool:
         for name, values in view.attributes.items():
             values.append(jobs.attributes[name][j])  # type: ignore[attr-defined]
         self.queued += 1
+        for log in self.depth_logs:
+            log.append(self.index)
         self.policy.on_submit(local)
         return local
 
