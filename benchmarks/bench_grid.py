@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     python benchmarks/bench_grid.py                        # 100k, 300k and 1M jobs
     python benchmarks/bench_grid.py --jobs 100000 --meta push
+    python benchmarks/bench_grid.py --jobs 100000 --meta push_exact   # push with Δt = 0
 
 The platform is built from a TOML written here: 100 sites of 300 nodes each, one FCFS queue
 per site (t_max 24,000 s, paper 001's service times mu_rec 3.75 s and mu_env 2 s), node
@@ -11,7 +12,9 @@ powers sampled without replacement from the built-in reference pool of 20 node t
 about 20 power groups per site, mean 96 NCU/s). The workload is paper 001's generator with
 meta-jobs only: Weibull sizes cut to [37,300, 242,800] NCU, Poisson arrivals at the rate
 that offers load 0.9 to the 30,000 nodes. Each run goes through `run_grid` in a child
-process, which reports its wall time (generation, simulation, metrics) and peak memory.
+process, which reports its wall time (generation, simulation, metrics), its CPU time and
+peak memory. ``push`` refreshes its information every 60 s; ``push_exact`` is push with
+exact information (Δt = 0, the registry's default).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import json, resource, sys, time
 from schedlab.simulation import run_grid
 from schedlab.grid.platforms import load_platform
 from schedlab.workload.models.grid import generate_grid, truncated_weibull_mean
-platform_file, jobs, meta = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+platform_file, jobs, meta = sys.argv[1], int(sys.argv[2]), sys.argv[3].removesuffix("_exact")
 params = json.loads(sys.argv[4])
 clock = time.perf_counter()
 platform = load_platform(platform_file)
@@ -46,7 +49,9 @@ generated = time.perf_counter() - clock
 result = run_grid(platform, wl, meta, seed=1, **params)
 summary = result.summary()
 total = time.perf_counter() - clock
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"generate": generated, "simulate": result.raw.wall_time, "total": total,
+                  "cpu": usage.ru_utime + usage.ru_stime,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "jobs": len(wl), "mean_wait": summary["mean_wait_time"],
                   "utilization": summary["utilization"],
@@ -85,13 +90,16 @@ def main() -> None:
     parser.add_argument("--jobs", default="100000,300000,1000000")
     parser.add_argument("--meta", default="push,pilot_filling")
     args = parser.parse_args()
-    metas = {"push": {"refresh": 60.0}, "pilot_filling": {}}
+    metas = {"push": {"refresh": 60.0}, "push_exact": {"refresh": 0.0}, "pilot_filling": {}}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "platform.toml"
         path.write_text(platform_toml())
         print(f"{SITES} sites x {NODES} nodes, offered load {LOAD}")
-        print("| meta-scheduler | jobs | wall (s) | simulation (s) | jobs/s | peak RSS (MiB) |")
-        print("|---|---|---|---|---|---|")
+        print(
+            "| meta-scheduler | jobs | wall (s) | CPU (s) | simulation (s) | jobs/s | "
+            "peak RSS (MiB) |"
+        )
+        print("|---|---|---|---|---|---|---|")
         for meta in args.meta.split(","):
             for jobs in (int(j) for j in args.jobs.split(",")):
                 clock = time.perf_counter()
@@ -103,7 +111,7 @@ def main() -> None:
                 got = json.loads(out.stdout)
                 wall = time.perf_counter() - clock
                 print(
-                    f"| {meta} {metas.get(meta, '')} | {jobs:,} | {wall:.1f} | "
+                    f"| {meta} {metas.get(meta, '')} | {jobs:,} | {wall:.1f} | {got['cpu']:.1f} | "
                     f"{got['simulate']:.1f} | {jobs / got['simulate']:,.0f} | "
                     f"{got['rss_mib']:,.0f} |",
                     flush=True,
