@@ -392,15 +392,17 @@ def _kernel_cluster(
         tracer=checker,
         progress=s.options.progress,
     )
+    # the kernel copied what it needs: the specs' lists need not live through the run
+    work = np.asarray(specs.work, dtype=np.float64) if models is not None else None
+    del specs
     run_ = kernel.run()
     if checker is not None:
         checker.audit(kernel)
     raw = raw_run_of(run_)
     extra = _to_global(_policy_columns(hooks), kernel.pools[0].gids, len(workload))
-    if models is not None:
+    if models is not None and work is not None:
         # the least area of each job (processor-seconds): a moldable job's is its work (its
         # sequential time), a rigid job's its size times its time (metrics.moldable_metrics)
-        work = np.asarray(specs.work, dtype=np.float64)
         rigid = np.array([m is RIGID for m in models])
         extra["least_area"] = np.where(rigid, work * workload.procs, work)
     return raw, extra

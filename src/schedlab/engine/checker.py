@@ -243,7 +243,7 @@ class KernelChecker:
                 )
             if not k.finished_at[j] >= k.started_at[j]:
                 raise InvariantError(f"job {j} ended before it started")
-            parent = k.specs.parent[j] if j < k.n else -1
+            parent = k.jobs.parent[j] if j < k.n else -1
             if parent >= 0:
                 ready = k.finished_at[parent] + max(k.jobs.think[j], 0.0)
                 if k.submitted_at[j] < ready - _EPS * max(1.0, abs(ready)):

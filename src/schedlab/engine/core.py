@@ -49,7 +49,6 @@ class KernelCore:
     ) -> None:
         if not pools:
             raise PolicyError("a platform needs at least one pool")
-        self.specs = jobs
         self.n = len(jobs)
         self.kill_on_overrun = kill_on_overrun
         self.observers = list(observers)
