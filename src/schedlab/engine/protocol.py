@@ -98,12 +98,12 @@ class Steps(Protocol):
 
     ``step(now, free, submitted, ended)`` is called after the instant's ends and arrivals:
     ``free`` processors are free, jobs ``0 .. submitted - 1`` have been submitted (in index
-    order), ``ended`` lists the jobs that ended since the last call, in order (the list is the
-    policy's to keep). It returns the jobs to start now, in order. It must answer exactly what
-    ``on_finish`` for each ended job, ``on_submit`` for each new one and ``schedule`` would,
-    and the engine may skip the call at an instant where no job ended and no processor is
-    free (nothing can start; the arrivals are told at the next call). `StepPolicy` gives such
-    a policy the classic methods, for the kernel and for wrappers.
+    order), ``ended`` lists the jobs that ended since the last call, in order (read it
+    during the call, do not keep it). It returns the jobs to start now, in order. It must
+    answer exactly what ``on_finish`` for each ended job, ``on_submit`` for each new one and
+    ``schedule`` would, and the engine may skip the call at an instant where no job ended and
+    no processor is free (nothing can start; the arrivals are told at the next call).
+    `StepPolicy` gives such a policy the classic methods, for the kernel and for wrappers.
     """
 
     def step(self, now: float, free: int, submitted: int, ended: list[int]) -> list[int]: ...
