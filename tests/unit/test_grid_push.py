@@ -265,6 +265,8 @@ def test_random_is_seeded_by_the_context() -> None:
     ),
     delays=st.lists(st.sampled_from([0.0, 0.0, 2.0, 7.5]), min_size=6, max_size=6),
     mu_rec=st.sampled_from([0.0, 1.0, 4.0]),
+    mu_env=st.sampled_from([0.0, 2.0]),
+    tie=st.sampled_from(["site", "free"]),
     seed=st.integers(0, 3),
 )
 def test_exact_least_depth_heaps_choose_the_plain_minimum(
@@ -272,12 +274,14 @@ def test_exact_least_depth_heaps_choose_the_plain_minimum(
     arrivals: list[tuple[int, int, int, bool]],
     delays: list[float],
     mu_rec: float,
+    mu_env: float,
+    tie: str,
     seed: int,
 ) -> None:
-    """Δt = 0, tie = "site": the heaps fed by the kernel's log of changed depths pick, at
-    every decision, the pool the minimum of (depth, site, pool) over the eligible pools
-    reads from every pool (pools of several sizes, same-instant bursts, transfer and
-    receive delays, sites shared by several pools)."""
+    """Δt = 0: the heaps fed by the kernel's log of changed pools pick, at every decision,
+    the pool the minimum of (depth, [most free processors,] site, pool) over the eligible
+    pools reads from every pool (pools of several sizes, same-instant bursts, transfer,
+    receive and release delays, sites shared by several pools)."""
     n = len(nodes)
     jobs_ = sorted(arrivals)
     widest = max(nodes)
@@ -297,7 +301,8 @@ def test_exact_least_depth_heaps_choose_the_plain_minimum(
                 chosen = least(job, pools_)
                 states = actor._platform.pools
                 depth = [s.queued + s.received + e for s, e in zip(states, actor._extra)]
-                expected = min(pools_, key=lambda p: (depth[p], actor._order[p]))
+                free = [s.free_total if tie == "free" else 0 for s in states]
+                expected = min(pools_, key=lambda p: (depth[p], -free[p], actor._order[p]))
                 assert chosen == expected, (job, chosen, expected, depth)
                 seen.append((job, chosen))
                 return chosen
@@ -306,5 +311,7 @@ def test_exact_least_depth_heaps_choose_the_plain_minimum(
             return [actor]
 
     sites = [i // 2 for i in range(n)] if seed % 2 else list(range(n))
-    run(Checked(), specs, pools(nodes, mu_rec=mu_rec), sites=sites, message_time=delays[:n])
+    meta = Checked(PushParams(tie=tie))
+    platform = pools(nodes, mu_rec=mu_rec, mu_env=mu_env)
+    run(meta, specs, platform, sites=sites, message_time=delays[:n])
     assert len(seen) == len(jobs_)

@@ -82,10 +82,10 @@ class PlatformView(Protocol):
         """Per-job attributes of the workload (e.g. ``org``, the organisation number; NaN
         for spawned jobs)."""
 
-    def watch_depths(self) -> list[int]:
-        """A new list the kernel appends a pool's index to whenever its ``queued`` or
-        ``received`` changes, from this call on (the caller clears it as it reads it): an
-        actor that ranks pools by depth updates only those."""
+    def watch_pools(self) -> list[int]:
+        """A new list the kernel appends a pool's index to whenever its ``queued``,
+        ``received`` or ``free_total`` changes, from this call on (the caller clears it as it
+        reads it): an actor that ranks pools updates only those."""
 
 
 @runtime_checkable

@@ -131,7 +131,7 @@ class Decisions:
         groups, power = pool.allocate(q)
         t.groups[j] = groups
         pool.queued -= 1
-        for log in pool.depth_logs:
+        for log in pool.change_logs:
             log.append(pool.index)
         pool.running += 1
         pool.view.segment_start_at[local] = now  # type: ignore[index]
@@ -182,7 +182,7 @@ class Decisions:
                 k.tracer.requeued(j, k)
         t.state[j] = SUSPENDED
         pool.queued += 1
-        for log in pool.depth_logs:
+        for log in pool.change_logs:
             log.append(pool.index)
 
     def evict(self, pool: Pool, d: Evict, now: float) -> None:
@@ -202,7 +202,7 @@ class Decisions:
             self._preempt(pool, j, d.job, d, now)
         else:
             pool.queued -= 1  # a waiting job leaves the queue
-            for log in pool.depth_logs:
+            for log in pool.change_logs:
                 log.append(pool.index)
         t.state[j] = RELEASED
         t.holder[j] = t.owner[j]
@@ -224,7 +224,7 @@ class Decisions:
             t.lose_attempt(j)
         elif st in (WAITING, SUSPENDED):
             pool.queued -= 1
-            for log in pool.depth_logs:
+            for log in pool.change_logs:
                 log.append(pool.index)
         else:
             raise PolicyError(

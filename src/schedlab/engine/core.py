@@ -102,13 +102,14 @@ class KernelCore:
         # False when no actor hears any job event: `notify` has nothing to do (a cluster, push)
         self.heard = any(any(events) for events in self._listens)
 
-    def watch_depths(self) -> list[int]:
-        """A new list to which the kernel appends a pool's index whenever its depth (jobs
-        queued plus received, `PoolState`) changes: an actor that ranks pools by depth
-        reads only those since its last decision (and clears the list), not every pool."""
+    def watch_pools(self) -> list[int]:
+        """A new list to which the kernel appends a pool's index whenever its queued,
+        received or free count (`PoolState`) changes: an actor that ranks pools by depth or
+        free processors reads only those since its last decision (and clears the list), not
+        every pool."""
         log: list[int] = []
         for pool in self.pools:
-            pool.depth_logs = (*pool.depth_logs, log)
+            pool.change_logs = (*pool.change_logs, log)
         return log
 
     # -- what observers read (the same names as engine.fastpath.Simulator) --------------
@@ -190,7 +191,7 @@ class KernelCore:
         self.where[j] = p
         if pool.mu_rec > 0:
             pool.received += 1
-            for log in pool.depth_logs:
+            for log in pool.change_logs:
                 log.append(p)
             delay = pool.mu_rec if pool.rec is None else pool.rec.sample(pool.service_rng)
             self.push(now + delay, DELIVERIES, j, ADMIT, p)

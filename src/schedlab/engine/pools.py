@@ -81,7 +81,7 @@ class Pool:
         "gids",
         "queued",
         "received",
-        "depth_logs",
+        "change_logs",
         "running",
         "held",
     )
@@ -123,9 +123,9 @@ class Pool:
         self.gids: list[int] = []  # local job number -> global id
         self.queued = 0
         self.received = 0
-        # logs of the pools whose depth (queued + received) changed, one per actor that asked
-        # (`KernelCore.watch_depths`); none by default
-        self.depth_logs: tuple[list[int], ...] = ()
+        # logs of the pools whose queued, received or free count changed, one per actor that
+        # asked (`KernelCore.watch_pools`); none by default
+        self.change_logs: tuple[list[int], ...] = ()
         self.running = 0
         self.held = 0  # processors of ended jobs not released yet (mu_env)
         self.view: ClusterView = PoolView(
@@ -184,7 +184,7 @@ class Pool:
         for name, values in view.attributes.items():
             values.append(jobs.attributes[name][j])  # type: ignore[attr-defined]
         self.queued += 1
-        for log in self.depth_logs:
+        for log in self.change_logs:
             log.append(self.index)
         self.policy.on_submit(local)
         return local
@@ -193,6 +193,8 @@ class Pool:
         """Take ``q`` processors (placement order); the groups used and the slowest power."""
         free = self.free
         self.free_total -= q
+        for log in self.change_logs:
+            log.append(self.index)
         if self.single:
             free[0] -= q
             return [(0, q)], self.powers[0]
@@ -221,3 +223,5 @@ class Pool:
         for g, k in groups:
             free[g] += k
             self.free_total += k
+        for log in self.change_logs:
+            log.append(self.index)

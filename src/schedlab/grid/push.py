@@ -139,14 +139,16 @@ class _LeastDepth(_Dispatcher):
         self._order: list[tuple[int, int]] = []  # (site, pool) of each pool: the tie rule
         self._ranked: list[int] = []  # Δt > 0: pools by the frozen copy's key (made lazily)
         self._best_of: dict[int, int] = {}  # Δt > 0: processors -> its pool, this period
-        # Δt = 0 with tie = "site": the exact depths in heaps (`_least`), updated from the
-        # kernel's log of the pools whose depth changed instead of read from every pool
+        # Δt = 0: the exact keys in heaps (`_least`), updated from the kernel's log of the
+        # pools whose counts changed instead of read from every pool
         self._log: list[int] | None = None
         self._moved: list[int] = []  # pools whose _extra changed since the last decision
         self._bumped: list[int] = []  # pools whose _extra is above 0 in this pass
         self._depth: list[int] = []  # each pool's depth as the heaps know it
+        self._negfree: list[int] = []  # minus its free processors (tie = "free"; else 0)
         self._site: list[int] = []
-        self._heaps: list[list[tuple[int, int, int]]] = []  # per class: (depth, site, pool)
+        # per class: (depth, -free or 0, site, pool), the key of the minimum below
+        self._heaps: list[list[tuple[int, int, int, int]]] = []
         self._members: list[list[int]] = []  # per class: its pools
         self._in_classes: list[list[int]] = []  # per pool: the classes holding it
         self._class_of: dict[int, int] = {}  # processors -> class of its eligible pools
@@ -167,9 +169,11 @@ class _LeastDepth(_Dispatcher):
         self._moved = []
         self._bumped = []
         self._heaps, self._members, self._class_of, self._class_by_pools = [], [], {}, {}
-        if self.refresh == 0 and not self.by_free:
-            self._log = platform.watch_depths()
+        if self.refresh == 0:
+            self._log = platform.watch_pools()
             self._depth = self._depths()
+            n = len(platform.pools)
+            self._negfree = [-f for f in self._free()] if self.by_free else [0] * n
             self._site = [sites[p] for p in range(len(platform.pools))]
             self._in_classes = [[] for _ in platform.pools]
 
@@ -206,21 +210,15 @@ class _LeastDepth(_Dispatcher):
                 best = next(p for p in self._ranked if p in eligible)
                 self._best_of[procs] = best
             return best
-        if self._log is not None:
-            return self._least(job, pools)
-        depth = [d + e for d, e in zip(self._depths(), self._extra)]
-        free = self._free() if self.by_free else []
-        order = self._order
-        if self.by_free:
-            return min(pools, key=lambda p: (depth[p], -free[p], order[p]))
-        return min(pools, key=lambda p: (depth[p], order[p]))
+        return self._least(job, pools)  # Δt = 0: the exact information
 
     def _least(self, job: int, pools: list[int]) -> int:
-        """The smallest exact depth among ``pools``, ties to the lowest site then pool: the
-        top of its class's heap (the classes: the distinct sets of eligible pools), once the
-        pools whose depth changed since the last decision are pushed at their new depth.
-        Entries of an older depth are dropped when they surface. The same choice as the
-        minimum over ``pools``, in O(changes x log pools) instead of O(pools)."""
+        """The smallest exact depth among ``pools``, ties to the most free processors (tie =
+        "free"), then the lowest site, then pool: the top of its class's heap (the classes:
+        the distinct sets of eligible pools), once the pools whose counts changed since the
+        last decision are pushed at their new key. Entries of an older key are dropped when
+        they surface. The same choice as the minimum over ``pools``, in O(changes x log
+        pools) instead of O(pools)."""
         log = self._log
         assert log is not None and self._platform is not None
         if log or self._moved:
@@ -238,24 +236,25 @@ class _LeastDepth(_Dispatcher):
                     self._in_classes[p].append(c)
             self._class_of[procs] = c
         heap = self._heaps[c]
-        depth = self._depth
+        depth, negfree = self._depth, self._negfree
         while True:
-            d, _, p = heap[0]
-            if d == depth[p]:
+            d, f, _, p = heap[0]
+            if d == depth[p] and f == negfree[p]:
                 return p
             heappop(heap)
 
-    def _heap_of(self, pools: list[int]) -> list[tuple[int, int, int]]:
-        depth, site = self._depth, self._site
-        heap = [(depth[p], site[p], p) for p in pools]
+    def _heap_of(self, pools: list[int]) -> list[tuple[int, int, int, int]]:
+        depth, negfree, site = self._depth, self._negfree, self._site
+        heap = [(depth[p], negfree[p], site[p], p) for p in pools]
         heapify(heap)
         return heap
 
     def _refresh_depths(self, log: list[int]) -> None:
-        """Push the pools of the kernel's log and of this pass's dispatches at their depth."""
+        """Push the pools of the kernel's log and of this pass's dispatches at their key."""
         assert self._platform is not None
         states = self._platform.pools
-        depth, site, extra = self._depth, self._site, self._extra
+        depth, negfree, site, extra = self._depth, self._negfree, self._site, self._extra
+        by_free = self.by_free
         heaps, in_classes = self._heaps, self._in_classes
         changed = set(log)
         changed.update(self._moved)
@@ -264,10 +263,12 @@ class _LeastDepth(_Dispatcher):
         for p in changed:
             state = states[p]
             d = state.queued + state.received + extra[p]
-            if d == depth[p]:
+            f = -state.free_total if by_free else 0
+            if d == depth[p] and f == negfree[p]:
                 continue
             depth[p] = d
-            entry = (d, site[p], p)
+            negfree[p] = f
+            entry = (d, f, site[p], p)
             for c in in_classes[p]:
                 heap = heaps[c]
                 heappush(heap, entry)
@@ -285,21 +286,16 @@ class _LeastDepth(_Dispatcher):
         # is never updated
         if self.refresh == 0 and delay == 0:
             self._extra[pool] += 1
-            if self._log is not None:
-                self._moved.append(pool)
-                self._bumped.append(pool)
+            self._moved.append(pool)
+            self._bumped.append(pool)
 
     def schedule(self, now: float) -> list[ActorDecision]:
         out = super().schedule(now)
         if self.refresh == 0:
-            if self._log is not None:
-                for p in self._bumped:
-                    self._extra[p] = 0
-                self._moved.extend(self._bumped)  # (re-read at the next decision)
-                self._bumped.clear()
-            else:
-                for p in range(len(self._extra)):
-                    self._extra[p] = 0
+            for p in self._bumped:
+                self._extra[p] = 0
+            self._moved.extend(self._bumped)  # (re-read at the next decision)
+            self._bumped.clear()
         return out
 
 
