@@ -131,6 +131,17 @@ def test_start_with_explicit_procs_out_of_range_is_a_policy_error(check: bool, p
 
 
 @pytest.mark.parametrize("check", [False, True])
+@pytest.mark.parametrize("decision", [Start(-1), Start(2), Kill(-1), Suspend(5)])
+def test_a_job_number_out_of_range_is_a_policy_error(check: bool, decision: Decision) -> None:
+    """A number that names no job is refused (a negative one would index from the end and
+    act on the last job)."""
+    policy = Scripted({0.0: [decision]})
+    name = type(decision).__name__
+    with pytest.raises(PolicyError, match=rf"{name}\(job {decision.job}\).*no such job"):
+        run([(0, 5, 5, 1), (0, 5, 5, 1)], 2, policy, check=check)
+
+
+@pytest.mark.parametrize("check", [False, True])
 def test_start_before_submission_is_a_policy_error(check: bool) -> None:
     """A job that is not submitted yet cannot start."""
     policy = Scripted({0.0: [Start(1)]})

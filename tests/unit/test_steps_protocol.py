@@ -86,7 +86,13 @@ def test_the_classic_protocol_calls_step_at_every_instant() -> None:
 
 @pytest.mark.parametrize(
     "answer, message",
-    [([0, 0], "job is running"), ([2], "job is pending"), ([0, 1], "needs 3 processors")],
+    [
+        ([0, 0], "job is running"),
+        ([2], "job is pending"),
+        ([0, 1], "needs 3 processors"),
+        ([-1], r"Start\(job -1\).*no such job"),
+        ([3], r"Start\(job 3\).*no such job"),
+    ],
 )
 def test_a_bad_step_answer_is_a_policy_error(answer: list[int], message: str) -> None:
     class Bad(GreedySteps):

@@ -68,7 +68,7 @@ class CheckedPolicy:
         decisions = self.inner.schedule(now, view)
         procs = view.procs
         for d in decisions:
-            if type(d) is Start:
+            if type(d) is Start and 0 <= d.job < len(procs):  # (the engine refuses others)
                 p = procs[d.job] if d.procs is None else d.procs
                 self._open[d.job] = (now, p)
                 self.busy += p

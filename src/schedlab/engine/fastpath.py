@@ -225,8 +225,8 @@ class Simulator:
             decisions = schedule(now, view)
             for d in decisions:
                 # fast path: a waiting rigid job starts (nearly every decision of a run)
-                if type(d) is Start and d.procs is None and state[d.job] == WAITING:
-                    j = d.job
+                j = d.job if type(d) is Start and d.procs is None else -1
+                if 0 <= j < n and state[j] == WAITING:
                     p = procs[j]
                     if p <= free:
                         free -= p
@@ -351,9 +351,9 @@ class Simulator:
                 if ended:
                     ended = []
                 for j in starts:
-                    p = procs[j]
-                    if state[j] != WAITING or p > free:
+                    if not (0 <= j < n and state[j] == WAITING and procs[j] <= free):
                         self._refuse(now, j, free)
+                    p = procs[j]
                     free -= p
                     state[j] = RUNNING
                     started_at[j] = now
@@ -388,6 +388,11 @@ class Simulator:
         """Validate and apply one decision (all but the engine's inlined fast path)."""
         state = self.state
         policy_name = self.policy.name
+        if isinstance(d, Start | Suspend | Kill) and not 0 <= d.job < self.n:
+            # (a negative number would index from the end and start another job)
+            raise PolicyError(
+                f"policy {policy_name!r}: {type(d).__name__}(job {d.job}) at t={now}: no such job"
+            )
         if isinstance(d, Start):
             j = d.job
             st = state[j]
