@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_engine import workload
 
 import schedlab
 from schedlab.engine import ClusterView, Decision
@@ -17,19 +18,7 @@ from schedlab.engine.protocol import StepPolicy, step_of
 from schedlab.errors import PolicyError
 from schedlab.schedulers import make_policy
 from schedlab.schedulers.easy import EasyBackfilling
-from schedlab.workload.job import Workload
 from strategies import SmallWorkload, small_workloads
-
-
-def workload(jobs: list[tuple[float, float, float, int]], total: int) -> Workload:
-    a = np.array(jobs, dtype=float).reshape(-1, 4)
-    return Workload.from_columns(
-        submit_time=a[:, 0],
-        run_time=a[:, 1],
-        requested_time=a[:, 2],
-        procs=a[:, 3].astype(np.int64),
-        max_procs=total,
-    )
 
 
 class GreedySteps(StepPolicy):

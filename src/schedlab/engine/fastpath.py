@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
@@ -351,9 +351,11 @@ class Simulator:
                 if ended:
                     ended = []
                 for j in starts:
-                    if not (0 <= j < n and state[j] == WAITING and procs[j] <= free):
+                    if not (0 <= j < n and state[j] == WAITING):
                         self._refuse(now, j, free)
                     p = procs[j]
+                    if p > free:
+                        self._refuse(now, j, free)
                     free -= p
                     state[j] = RUNNING
                     started_at[j] = now
@@ -377,7 +379,7 @@ class Simulator:
         self.submitted = nexti
         return self._outcome(clock, instants, preempted=False)
 
-    def _refuse(self, now: float, j: int, free: int) -> None:
+    def _refuse(self, now: float, j: int, free: int) -> NoReturn:
         """PolicyError for a start the engine cannot apply (a `Steps` policy's answer)."""
         self.free_procs = free
         self._apply(now, Start(j))
