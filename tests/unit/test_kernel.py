@@ -3,6 +3,7 @@ scheduled, dependants, moldable jobs, work kept in work units (issue 9)."""
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, ClassVar
 
 import numpy as np
@@ -346,12 +347,15 @@ def test_a_spawned_job_has_every_column_a_root_has() -> None:
     run = kernel.run()
     table = kernel.jobs
     assert run.spawned == 1 and len(table) == 3
-    declared = {name for name, _ in table.COLUMNS}
-    lists = {name for name, value in vars(table).items() if isinstance(value, list)}
-    assert lists == declared
-    for name in declared:
-        assert len(getattr(table, name)) == 3, name
-    assert table.attributes["org"][:2] == [3, 4] and np.isnan(table.attributes["org"][2])
+    declared = {name for name, _, _ in table.COLUMNS}
+    columns = {name for name, value in vars(table).items() if isinstance(value, list | array)}
+    assert columns == declared
+    for name, _, code in table.COLUMNS:
+        column = getattr(table, name)
+        assert len(column) == 3, name
+        # a typed column stays typed as it grows (8 bytes a job, no Python object each)
+        assert (column.typecode if isinstance(column, array) else "") == code, name
+    assert list(table.attributes["org"][:2]) == [3, 4] and np.isnan(table.attributes["org"][2])
     pilot = 2
     assert table.tag[pilot] == "pilot" and table.open_ended[pilot]
     assert table.user[pilot] == -1 and table.parent[pilot] == -1 and table.work[pilot] == np.inf

@@ -63,6 +63,17 @@ def test_step_gets_ends_and_arrivals_and_is_skipped_when_nothing_can_start() -> 
     assert result.jobs["started_at"].tolist() == [0.0, 10.0, 10.0, 11.0]
 
 
+def test_the_kernel_calls_step_as_the_fast_path_does() -> None:
+    """A one-pool kernel run gives a `Steps` policy the same calls as the fast path: the
+    ends and the count of jobs in the pool's view, nothing where nothing can start."""
+    jobs = [(0, 10, 10, 2), (3, 1, 1, 1), (5, 1, 1, 1), (10, 1, 1, 2)]
+    fast, general = GreedySteps(), GreedySteps()
+    schedlab.simulate(workload(jobs, 2), fast)
+    result = schedlab.simulate(workload(jobs, 2), general, engine="general")
+    assert general.calls == fast.calls and len(fast.calls) == 4
+    assert result.jobs["started_at"].tolist() == [0.0, 10.0, 10.0, 11.0]
+
+
 def test_the_classic_protocol_calls_step_at_every_instant() -> None:
     jobs = [(0, 10, 10, 2), (3, 1, 1, 1), (5, 1, 1, 1), (10, 1, 1, 2)]
     policy = GreedySteps()
@@ -111,13 +122,15 @@ def test_step_of_takes_the_class_step_only() -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=small_workloads(max_jobs=60, max_procs=8))
 def test_step_and_classic_protocols_agree(policy: str, w: SmallWorkload) -> None:
-    """The fast path's `step` loop, the fast path's classic loop (under the checker) and the
-    kernel (classic, through `StepPolicy`) start and end every job at the same time."""
+    """The fast path's `step` loop, the fast path's classic loop (under the checker), the
+    kernel's `step` calls and the kernel's classic calls (through `StepPolicy`, behind a
+    forwarding proxy) start and end every job at the same time."""
     wl = w.workload()
     runs: list[Any] = [
         schedlab.simulate(wl, policy),
         schedlab.simulate(wl, policy, check=True),
         schedlab.simulate(wl, policy, engine="general"),
+        schedlab.simulate(wl, CheckedPolicy(make_policy(policy)), engine="general"),
     ]
     for other in runs[1:]:
         for column in ("started_at", "finished_at", "killed"):

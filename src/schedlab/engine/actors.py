@@ -64,15 +64,30 @@ class PlatformView(Protocol):
     shown."""
 
     now: float
-    procs: list[int]  # requested size
-    requested_time: list[float]  # the user's estimate at the job's size, on power 1 (s)
-    user: list[int]
     state: list[int]  # `engine.events.JobState` values
     where: list[int]  # pool (-1: none, or in transit)
     tag: list[object]  # what a Spawn attached (None for other jobs)
-    node_power: list[float]  # a running job's slowest node (NaN before its start)
-    alloc_procs: list[int]  # processors a running job holds
     unreleased: list[int]  # jobs of the workload still to be released to each actor
+
+    # (typed arrays in the kernel, so read-only sequences here)
+    @property
+    def procs(self) -> Sequence[int]:
+        """The requested size."""
+
+    @property
+    def requested_time(self) -> Sequence[float]:
+        """The user's estimate at the job's size, on power 1 (s)."""
+
+    @property
+    def user(self) -> Sequence[int]: ...
+
+    @property
+    def node_power(self) -> Sequence[float]:
+        """A running job's slowest node (NaN before its start)."""
+
+    @property
+    def alloc_procs(self) -> Sequence[int]:
+        """Processors a running job holds."""
 
     @property
     def pools(self) -> Sequence[PoolState]: ...

@@ -105,8 +105,12 @@ class Decisions:
         return j, (self.jobs.state[j] if j >= 0 and self.jobs.where[j] == pool.index else -1)
 
     def start(self, pool: Pool, d: Start, now: float) -> None:
+        self.start_local(pool, d.job, d.procs, now)
+
+    def start_local(self, pool: Pool, local: int, procs: int | None, now: float) -> None:
+        """Start local job ``local`` of ``pool`` on ``procs`` processors (None: its own size);
+        a `Steps` policy's answer comes here without a `Start`."""
         k, t = self.k, self.jobs
-        local = d.job
         if not 0 <= local < len(pool.gids):
             raise PolicyError(f"policy {_name(pool)!r}: Start(job {local}) at t={now}: no such job")
         j = pool.gids[local]
@@ -117,7 +121,7 @@ class Decisions:
                 f"policy {_name(pool)!r}: Start(job {local}) at t={now}: job is {state}, only "
                 "waiting or suspended jobs start"
             )
-        q = t.procs[j] if d.procs is None else d.procs
+        q = t.procs[j] if procs is None else procs
         if q != t.procs[j] and t.model[j] is RIGID:
             raise PolicyError(
                 f"policy {_name(pool)!r}: Start(job {local}, procs={q}) at t={now}: a rigid job "

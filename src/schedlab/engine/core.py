@@ -7,6 +7,7 @@ life of its jobs (`engine.lifecycle`) all work on this state; it imports none of
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from heapq import heappush
 from typing import Any
@@ -63,7 +64,7 @@ class KernelCore:
         ]
         table = self.jobs = JobTable(jobs)
         for p in self.pools:
-            p.view.attributes = {k: [] for k in jobs.attributes}
+            p.view.attributes = {k: array("d") for k in jobs.attributes}
         # what actors and observers read (engine.actors.PlatformView), by global id: the
         # table's own lists, which grow in place as jobs are spawned
         self.procs = table.procs
@@ -81,7 +82,9 @@ class KernelCore:
         self._owner = table.owner  # (read at every job event)
         self._host = table.host
         self.now = 0.0
-        self._roots = [j for j, parent in enumerate(jobs.parent) if parent < 0]
+        roots = array("q", (j for j, parent in enumerate(jobs.parent) if parent < 0))
+        # the jobs released at their submit time, in id order (most runs: all of them)
+        self._roots: Sequence[int] = range(self.n) if len(roots) == self.n else roots
         # jobs still to be released to each actor (an agent stops asking when none is left)
         self.unreleased = [0] * len(self.actors)
         for a in jobs.target_actor:
@@ -126,7 +129,7 @@ class KernelCore:
         return self.released
 
     @property
-    def attributes(self) -> dict[str, list[float]]:
+    def attributes(self) -> dict[str, array[float]]:
         """Per-job attributes by global id (spawned jobs: NaN), for actors."""
         return self.jobs.attributes
 

@@ -2,7 +2,7 @@
 (`JobTable`) and what it gives back (`KernelRun`).
 
 Every per-job column of the kernel is declared once, in `JobTable.COLUMNS`, with the value a
-job starts with. Roots get it at construction (then the columns read from their specs are
+job starts with and its storage (a typed array for floats and large ints). Roots get it at construction (then the columns read from their specs are
 filled in); jobs spawned during the run (pilots) get it in `JobTable.append`. So a spawned
 job has every column a root has, and a new column cannot be forgotten for one of them.
 
@@ -15,6 +15,7 @@ another speed), live here too: `begin` opens a run segment and says when it stop
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -124,84 +125,89 @@ class KernelRun:
 
 
 class JobTable:
-    """Per-job state of one kernel run: one list per column, indexed by global id.
+    """Per-job state of one kernel run: one typed array or list per column, indexed by
+    global id.
 
     Public columns are what actors read through the kernel (`engine.actors.PlatformView`)
     and what the run returns; the others are the kernel's accounts. Every column is declared
     in `COLUMNS` (module docstring).
     """
 
-    # (column, what a job starts with): roots at construction, spawned jobs in `append`
-    COLUMNS: ClassVar[tuple[tuple[str, Any], ...]] = (
+    # (column, what a job starts with, its storage): roots at construction, spawned jobs in
+    # `append`. Storage "d" or "q" is a typed array, 8 bytes a job (a float or a large int
+    # in a list costs a Python object per job besides its slot: the table was about 0.7 KiB
+    # a job); "" is a list, for objects and for the small ints and flags whose objects
+    # Python shares (a list reads and writes them about twice as fast).
+    COLUMNS: ClassVar[tuple[tuple[str, Any, str], ...]] = (
         # what the job is (roots: read from their specs below)
-        ("procs", 0),  # requested size
-        ("user", -1),
-        ("requested_time", 0.0),  # the estimate at its size, on power 1 (s)
-        ("work", _INF),  # work units (s on one processor of power 1)
-        ("requested_work", _INF),
-        ("model", RIGID),  # speed-up model
-        ("think", 0.0),  # s after the parent's end before a dependant's release
-        ("target_actor", -1),  # who receives it when released (-1: a pool)
-        ("target_pool", -1),
-        ("parent", -1),
-        ("children", None),  # dependants released at its end
-        ("release_at", _NAN),
-        ("open_ended", False),  # a pilot: no work, ended by its actor or its limit
-        ("requested_s", 0.0),  # an open-ended job's limit (s)
-        ("tag", None),  # what its spawner attached (pilots)
+        ("procs", 0, "q"),  # requested size
+        ("user", -1, "q"),
+        ("requested_time", 0.0, "d"),  # the estimate at its size, on power 1 (s)
+        ("work", _INF, "d"),  # work units (s on one processor of power 1)
+        ("requested_work", _INF, "d"),
+        ("model", RIGID, ""),  # speed-up model
+        ("think", 0.0, "d"),  # s after the parent's end before a dependant's release
+        ("target_actor", -1, ""),  # who receives it when released (-1: a pool)
+        ("target_pool", -1, ""),
+        ("parent", -1, ""),
+        ("children", None, ""),  # dependants released at its end
+        ("release_at", _NAN, "d"),
+        ("open_ended", False, ""),  # a pilot: no work, ended by its actor or its limit
+        ("requested_s", 0.0, "d"),  # an open-ended job's limit (s)
+        ("tag", None, ""),  # what its spawner attached (pilots)
         # where it is
-        ("state", PENDING),  # `JobState`
-        ("where", -1),  # pool (-1: none, or in transit)
-        ("local", -1),  # its number in that pool's view
-        ("owner", -1),  # actor that dispatched or spawned it
-        ("holder", -1),  # actor it was released (or handed back) to
-        ("host", -1),  # the job it runs inside (payloads)
-        ("host_used", 0),  # processors its payloads hold (hosts)
-        ("groups", None),  # node groups held: [(group, processors), ...]
+        ("state", PENDING, ""),  # `JobState`
+        ("where", -1, ""),  # pool (-1: none, or in transit)
+        ("local", -1, "q"),  # its number in that pool's view
+        ("owner", -1, ""),  # actor that dispatched or spawned it
+        ("holder", -1, ""),  # actor it was released (or handed back) to
+        ("host", -1, ""),  # the job it runs inside (payloads)
+        ("host_used", 0, ""),  # processors its payloads hold (hosts)
+        ("groups", None, ""),  # node groups held: [(group, processors), ...]
         # its current run segment and attempt
-        ("gen", 0),  # generation: makes pending ends of stopped segments stale
-        ("will_kill", False),  # the pending end is a kill (limit reached first)
-        ("seg_start", _NAN),
-        ("factor", 1.0),  # seconds per work unit of the current segment
-        ("done_work", 0.0),  # work done before the current segment (this attempt)
-        ("attempt_time", 0.0),  # seconds run by the current attempt
-        ("pool_time", 0.0),  # seconds run in the current pool visit (t_max)
-        ("overhead", 0.0),  # s to pay at the next (re)start: reading a checkpoint
-        ("seg_over", 0.0),  # s of the current segment that restart (no work)
-        ("suspended_since", _NAN),
+        ("gen", 0, ""),  # generation: makes pending ends of stopped segments stale
+        ("will_kill", False, ""),  # the pending end is a kill (limit reached first)
+        ("seg_start", _NAN, "d"),
+        ("factor", 1.0, "d"),  # seconds per work unit of the current segment
+        ("done_work", 0.0, "d"),  # work done before the current segment (this attempt)
+        ("attempt_time", 0.0, "d"),  # seconds run by the current attempt
+        ("pool_time", 0.0, "d"),  # seconds run in the current pool visit (t_max)
+        ("overhead", 0.0, "d"),  # s to pay at the next (re)start: reading a checkpoint
+        ("seg_over", 0.0, "d"),  # s of the current segment that restart (no work)
+        ("suspended_since", _NAN, "d"),
         # what the run reports
-        ("node_power", _NAN),  # slowest node of the last segment
-        ("alloc_procs", 0),  # processors of the last segment
-        ("submitted_at", _NAN),
-        ("admitted_at", _NAN),
-        ("started_at", _NAN),
-        ("finished_at", _NAN),
-        ("killed", False),
-        ("preemptions", 0),
-        ("evictions", 0),
-        ("suspended_time", 0.0),
-        ("wasted_time", 0.0),  # s run by attempts lost (requeue, cancel)
-        ("overhead_time", 0.0),  # s spent restarting from checkpoints
+        ("node_power", _NAN, "d"),  # slowest node of the last segment
+        ("alloc_procs", 0, "q"),  # processors of the last segment
+        ("submitted_at", _NAN, "d"),
+        ("admitted_at", _NAN, "d"),
+        ("started_at", _NAN, "d"),
+        ("finished_at", _NAN, "d"),
+        ("killed", False, ""),
+        ("preemptions", 0, ""),
+        ("evictions", 0, ""),
+        ("suspended_time", 0.0, "d"),
+        ("wasted_time", 0.0, "d"),  # s run by attempts lost (requeue, cancel)
+        ("overhead_time", 0.0, "d"),  # s spent restarting from checkpoints
     )
 
-    procs: list[int]
-    user: list[int]
-    requested_time: list[float]
-    work: list[float]
-    requested_work: list[float]
+    procs: array[int]
+    user: array[int]
+    requested_time: array[float]
+    work: array[float]
+    requested_work: array[float]
     model: list[SpeedupModel]
-    think: list[float]
+    think: array[float]
     target_actor: list[int]
     target_pool: list[int]
     parent: list[int]
     children: list[list[int] | None]
-    release_at: list[float]
+    release_at: array[float]
     open_ended: list[bool]
-    requested_s: list[float]
+    requested_s: array[float]
     tag: list[object]
     state: list[int]
     where: list[int]
-    local: list[int]
+    local: array[int]
     owner: list[int]
     holder: list[int]
     host: list[int]
@@ -209,45 +215,49 @@ class JobTable:
     groups: list[list[tuple[int, int]] | None]
     gen: list[int]
     will_kill: list[bool]
-    seg_start: list[float]
-    factor: list[float]
-    done_work: list[float]
-    attempt_time: list[float]
-    pool_time: list[float]
-    overhead: list[float]
-    seg_over: list[float]
-    suspended_since: list[float]
-    node_power: list[float]
-    alloc_procs: list[int]
-    submitted_at: list[float]
-    admitted_at: list[float]
-    started_at: list[float]
-    finished_at: list[float]
+    seg_start: array[float]
+    factor: array[float]
+    done_work: array[float]
+    attempt_time: array[float]
+    pool_time: array[float]
+    overhead: array[float]
+    seg_over: array[float]
+    suspended_since: array[float]
+    node_power: array[float]
+    alloc_procs: array[int]
+    submitted_at: array[float]
+    admitted_at: array[float]
+    started_at: array[float]
+    finished_at: array[float]
     killed: list[bool]
     preemptions: list[int]
     evictions: list[int]
-    suspended_time: list[float]
-    wasted_time: list[float]
-    overhead_time: list[float]
+    suspended_time: array[float]
+    wasted_time: array[float]
+    overhead_time: array[float]
+
 
     def __init__(self, specs: JobSpecs) -> None:
         n = len(specs)
-        for name, start in self.COLUMNS:
-            setattr(self, name, [start] * n)
-        self.procs = list(specs.procs)
-        self.user = list(specs.user)
-        self.requested_time = [
-            w * m.time_factor(p)
-            for w, m, p in zip(specs.requested_work, specs.speedup, specs.procs)
-        ]
-        self.work = list(specs.work)
-        self.requested_work = list(specs.requested_work)
+        for name, start, code in self.COLUMNS:
+            setattr(self, name, array(code, (start,)) * n if code else [start] * n)
+        self.procs = array("q", specs.procs)
+        self.user = array("q", specs.user)
+        self.requested_time = array(
+            "d",
+            (
+                w * m.time_factor(p)
+                for w, m, p in zip(specs.requested_work, specs.speedup, specs.procs)
+            ),
+        )
+        self.work = array("d", specs.work)
+        self.requested_work = array("d", specs.requested_work)
         self.model = list(specs.speedup)
-        self.think = list(specs.think)
+        self.think = array("d", specs.think)
         self.target_actor = list(specs.target_actor)
         self.target_pool = list(specs.target_pool)
         self.parent = list(specs.parent)
-        self.release_at = list(specs.release_at)
+        self.release_at = array("d", specs.release_at)
         for j, parent in enumerate(specs.parent):
             if parent >= 0:
                 kids = self.children[parent]
@@ -256,13 +266,13 @@ class JobTable:
                 else:
                     kids.append(j)
         # per-job attributes by global id (spawned jobs: NaN), for actors
-        self.attributes = {k: list(v) for k, v in specs.attributes.items()}
+        self.attributes = {k: array("d", v) for k, v in specs.attributes.items()}
         self.roots = len(specs)  # jobs of the workload; ids above are spawned
         self.payloads: dict[int, list[int]] = {}  # host -> the payloads running in it
         # each column's append and start value, looked up once: a grid run spawns a job per
         # pilot, and 45 attribute lookups per spawn were a tenth of pilot_filling's time
         self._growers: tuple[tuple[Any, Any], ...] = tuple(
-            [(getattr(self, name).append, start) for name, start in self.COLUMNS]
+            [(getattr(self, name).append, start) for name, start, _ in self.COLUMNS]
             + [(values.append, _NAN) for values in self.attributes.values()]
         )
 
@@ -319,22 +329,30 @@ class JobTable:
 
     # -- the outcome ------------------------------------------------------------------------
     def outcome(self, **counted: Any) -> KernelRun:
-        """The run's per-job arrays (`KernelRun`), with what the kernel ``counted``."""
+        """The run's per-job arrays (`KernelRun`), with what the kernel ``counted``.
+
+        The typed columns are handed over without a copy (numpy reads their buffers), so
+        the table must not grow afterwards: the run is over."""
         return KernelRun(
-            submitted_at=np.array(self.submitted_at),
-            admitted_at=np.array(self.admitted_at),
-            started_at=np.array(self.started_at),
-            finished_at=np.array(self.finished_at),
+            submitted_at=_floats(self.submitted_at),
+            admitted_at=_floats(self.admitted_at),
+            started_at=_floats(self.started_at),
+            finished_at=_floats(self.finished_at),
             killed=np.array(self.killed, dtype=bool),
             preemptions=np.array(self.preemptions, dtype=np.int64),
             evictions=np.array(self.evictions, dtype=np.int64),
-            suspended_time=np.array(self.suspended_time),
-            executed_work=np.array(self.done_work),
-            wasted_time=np.array(self.wasted_time),
-            overhead_time=np.array(self.overhead_time),
-            alloc_procs=np.array(self.alloc_procs, dtype=np.int64),
+            suspended_time=_floats(self.suspended_time),
+            executed_work=_floats(self.done_work),
+            wasted_time=_floats(self.wasted_time),
+            overhead_time=_floats(self.overhead_time),
+            alloc_procs=np.frombuffer(self.alloc_procs, dtype=np.int64),
             pool=np.array(self.where, dtype=np.int64),
-            node_power=np.array(self.node_power),
+            node_power=_floats(self.node_power),
             host=np.array(self.host, dtype=np.int64),
             **counted,
         )
+
+
+def _floats(column: array[float]) -> np.ndarray:
+    """A typed column as a numpy array over the same memory (no copy)."""
+    return np.frombuffer(column, dtype=np.float64)

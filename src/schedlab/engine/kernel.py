@@ -97,6 +97,7 @@ class Kernel(KernelCore):
         complete = self.life.complete
         decisions = self.decisions
         pool_kinds, unknown_of_pool = decisions.pool_kinds, decisions.unknown_of_pool
+        start_local = decisions.start_local
         actor_kinds, unknown_of_actor = decisions.actor_kinds, decisions.unknown_of_actor
         nroots = len(roots)
         ri = 0
@@ -184,9 +185,19 @@ class Kernel(KernelCore):
                     for i in dirty:
                         self._pool_dirty[i] = False
                         pool = self.pools[i]
-                        pool.view.free_procs = pool.free_total
-                        for d in pool.policy.schedule(now, pool.view):
-                            pool_kinds.get(type(d), unknown_of_pool)(pool, d, now)
+                        free = pool.view.free_procs = pool.free_total
+                        step = pool.step
+                        if step is None:
+                            for d in pool.policy.schedule(now, pool.view):
+                                pool_kinds.get(type(d), unknown_of_pool)(pool, d, now)
+                        else:  # a `Steps` policy: not called when nothing can start
+                            ended = pool.ended
+                            if ended:
+                                pool.ended = []
+                            elif not free:
+                                continue
+                            for local in step(now, free, len(pool.gids), ended):
+                                start_local(pool, local, None, now)
                         pool.view.free_procs = pool.free_total
                 more = (heap and heap[0][0] == now) or (
                     ri < nroots and release_at[roots[ri]] == now

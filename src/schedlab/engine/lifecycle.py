@@ -122,11 +122,9 @@ class Lifecycle:
         k, t = self.k, self.jobs
         if t.seg_over[j] or t.open_ended[j] or k.tracer is not None:
             self.stop_segment(j, now)
-        else:  # `stop_segment`'s accounts for a plain segment, inlined
-            ran = now - t.seg_start[j]
-            t.done_work[j] += ran / t.factor[j]
-            t.attempt_time[j] += ran
-            t.pool_time[j] += ran
+        else:  # `stop_segment`'s accounts for a plain segment, inlined: only the work, as
+            # the attempt's and the pool visit's times of an ended job are read no more
+            t.done_work[j] += (now - t.seg_start[j]) / t.factor[j]
             k.running -= 1
         t.state[j] = DONE
         t.finished_at[j] = now
@@ -148,7 +146,10 @@ class Lifecycle:
                 k.push(now + delay, ENDS, j, NODES)
             else:
                 self.free_nodes(j, pool)
-                pool.policy.on_finish(t.local[j])
+                if pool.step is None:
+                    pool.policy.on_finish(t.local[j])
+                else:  # (`Pool.finished`, inlined: once per job)
+                    pool.ended.append(t.local[j])
                 k.mark_pool(pool.index)
         if k.heard:
             k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
@@ -161,7 +162,7 @@ class Lifecycle:
         pool = self.k.pools[t.where[j]]
         pool.held -= t.alloc_procs[j]
         self.free_nodes(j, pool)
-        pool.policy.on_finish(t.local[j])
+        pool.finished(t.local[j])
         self.k.mark_pool(pool.index)
 
     def kill_payloads(self, host: int, now: float) -> None:

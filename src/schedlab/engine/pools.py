@@ -14,7 +14,7 @@ import numpy as np
 from schedlab.engine.durations import RIGID
 from schedlab.engine.events import SUSPENDED, WAITING
 from schedlab.engine.jobs import JobTable
-from schedlab.engine.protocol import ClusterView, Policy, policy_hooks
+from schedlab.engine.protocol import ClusterView, Policy, policy_hooks, step_of
 from schedlab.platform.pool import PoolSpec
 from schedlab.platform.service import Constant, service_time
 
@@ -76,6 +76,8 @@ class Pool:
         "single",
         "rng",
         "policy",
+        "step",
+        "ended",
         "on_end",
         "view",
         "gids",
@@ -117,6 +119,10 @@ class Pool:
         self.single = len(self.powers) == 1
         self.rng = np.random.default_rng(spec.seed) if spec.placement == "random" else None
         self.policy = policy
+        # a policy that speaks `Steps` is called once per pass with the jobs that ended since
+        # (``ended``, local numbers) and the count admitted; others get the classic calls
+        self.step = step_of(policy)
+        self.ended: list[int] = []
         # told at a job's end even while mu_env holds its nodes (a preemptive policy must
         # not pick an ended job as a victim before on_finish)
         self.on_end = policy_hooks(policy).on_end
@@ -147,7 +153,8 @@ class Pool:
 
     def admit(self, j: int, jobs: JobTable, now: float) -> int:
         """Job j enters the queue now: a new local number, the view grows, the policy is told
-        (``on_submit``); returns the number.
+        (``on_submit``; a `Steps` policy counts the view's jobs at its next step); returns
+        the number.
 
         What the batch system plans with is the requested time at most t_max, on the slowest
         nodes, plus the release delay during which the nodes stay busy after the end (an
@@ -186,7 +193,8 @@ class Pool:
         self.queued += 1
         for log in self.change_logs:
             log.append(self.index)
-        self.policy.on_submit(local)
+        if self.step is None:
+            self.policy.on_submit(local)
         return local
 
     def allocate(self, q: int) -> tuple[list[tuple[int, int]], float]:
@@ -217,6 +225,14 @@ class Pool:
             if not left:
                 break
         return taken, power
+
+    def finished(self, local: int) -> None:
+        """Local job ``local`` released its nodes: the policy is told (``on_finish``, or at
+        its next step)."""
+        if self.step is None:
+            self.policy.on_finish(local)
+        else:
+            self.ended.append(local)
 
     def release(self, groups: list[tuple[int, int]]) -> None:
         free = self.free

@@ -64,7 +64,6 @@ class _Dispatcher(BaseActor):
 
     def __init__(self, context: GridContext) -> None:
         self.context = context
-        self.dispatched: list[tuple[int, int]] = []  # (job, pool), in decision order
         self._arrived: list[int] = []
         self._platform: PlatformView | None = None
         self._eligible: dict[int, list[int]] = {}  # processors -> pools that can hold them
@@ -80,7 +79,6 @@ class _Dispatcher(BaseActor):
         self._platform = platform
         self._arrived = []
         self._eligible = {}
-        self.dispatched = []
 
     def on_arrival(self, job: int) -> None:
         self._arrived.append(job)
@@ -116,7 +114,6 @@ class _Dispatcher(BaseActor):
             pool = self._choose(job, self._pools_for(job), now)
             delay = float(delays[pool])
             out.append(Dispatch(job, pool, delay))
-            self.dispatched.append((job, pool))
             self._dispatched(job, pool, delay)
         self._arrived.clear()
         return out
