@@ -400,6 +400,7 @@ def _kernel_cluster(
         checker.audit(kernel)
     raw = raw_run_of(run_)
     extra = _to_global(_policy_columns(hooks), kernel.pools[0].gids, len(workload))
+    kernel.close()
     if models is not None and work is not None:
         # the least area of each job (processor-seconds): a moldable job's is its work (its
         # sequential time), a rigid job's its size times its time (metrics.moldable_metrics)
@@ -549,6 +550,7 @@ def _run_platform(s: Scenario) -> Result:
     if checker is not None:
         checker.audit(kernel)
     params, counters, request_times, records = reports_of(instance)
+    kernel.close()
     meta = MetaOutcome(name, params, counters, request_times, records)
     return Result(
         kind="tdcs" if isinstance(workload, TdcsWorkload) else "grid",

@@ -64,12 +64,18 @@ class PlatformView(Protocol):
     shown."""
 
     now: float
-    state: list[int]  # `engine.events.JobState` values
-    where: list[int]  # pool (-1: none, or in transit)
     tag: list[object]  # what a Spawn attached (None for other jobs)
     unreleased: list[int]  # jobs of the workload still to be released to each actor
 
     # (typed arrays in the kernel, so read-only sequences here)
+    @property
+    def state(self) -> Sequence[int]:
+        """`engine.events.JobState` values."""
+
+    @property
+    def where(self) -> Sequence[int]:
+        """The pool (-1: none, or in transit)."""
+
     @property
     def procs(self) -> Sequence[int]:
         """The requested size."""

@@ -2,9 +2,10 @@
 (`JobTable`) and what it gives back (`KernelRun`).
 
 Every per-job column of the kernel is declared once, in `JobTable.COLUMNS`, with the value a
-job starts with and its storage (a typed array for floats and large ints). Roots get it at construction (then the columns read from their specs are
-filled in); jobs spawned during the run (pilots) get it in `JobTable.append`. So a spawned
-job has every column a root has, and a new column cannot be forgotten for one of them.
+job starts with and its storage (a typed array, except for objects). Roots get it at
+construction (then the columns read from their specs are filled in); jobs spawned during the
+run (pilots) get it in `JobTable.append`. So a spawned job has every column a root has, and
+a new column cannot be forgotten for one of them.
 
 A job's life inside one pool visit, and the arithmetic of durations from work
 (`engine.durations`: progress is kept in work units, so a job resumes right on nodes of
@@ -134,10 +135,10 @@ class JobTable:
     """
 
     # (column, what a job starts with, its storage): roots at construction, spawned jobs in
-    # `append`. Storage "d" or "q" is a typed array, 8 bytes a job (a float or a large int
-    # in a list costs a Python object per job besides its slot: the table was about 0.7 KiB
-    # a job); "" is a list, for objects and for the small ints and flags whose objects
-    # Python shares (a list reads and writes them about twice as fast).
+    # `append`. A storage code is a typed array (`array.array`: "d" a float, "q" an int of
+    # 8 bytes, "i" of 4, "b" a flag or a state): a float or a large int in a list costs a
+    # Python object per job besides its 8-byte slot (the table was about 0.7 KiB a job, a
+    # third of a million-job grid's memory). "" is a list, for objects.
     COLUMNS: ClassVar[tuple[tuple[str, Any, str], ...]] = (
         # what the job is (roots: read from their specs below)
         ("procs", 0, "q"),  # requested size
@@ -147,26 +148,26 @@ class JobTable:
         ("requested_work", _INF, "d"),
         ("model", RIGID, ""),  # speed-up model
         ("think", 0.0, "d"),  # s after the parent's end before a dependant's release
-        ("target_actor", -1, ""),  # who receives it when released (-1: a pool)
-        ("target_pool", -1, ""),
-        ("parent", -1, ""),
+        ("target_actor", -1, "i"),  # who receives it when released (-1: a pool)
+        ("target_pool", -1, "i"),
+        ("parent", -1, "q"),
         ("children", None, ""),  # dependants released at its end
         ("release_at", _NAN, "d"),
-        ("open_ended", False, ""),  # a pilot: no work, ended by its actor or its limit
+        ("open_ended", False, "b"),  # a pilot: no work, ended by its actor or its limit
         ("requested_s", 0.0, "d"),  # an open-ended job's limit (s)
         ("tag", None, ""),  # what its spawner attached (pilots)
         # where it is
-        ("state", PENDING, ""),  # `JobState`
-        ("where", -1, ""),  # pool (-1: none, or in transit)
+        ("state", PENDING, "b"),  # `JobState`
+        ("where", -1, "i"),  # pool (-1: none, or in transit)
         ("local", -1, "q"),  # its number in that pool's view
-        ("owner", -1, ""),  # actor that dispatched or spawned it
-        ("holder", -1, ""),  # actor it was released (or handed back) to
-        ("host", -1, ""),  # the job it runs inside (payloads)
-        ("host_used", 0, ""),  # processors its payloads hold (hosts)
+        ("owner", -1, "i"),  # actor that dispatched or spawned it
+        ("holder", -1, "i"),  # actor it was released (or handed back) to
+        ("host", -1, "q"),  # the job it runs inside (payloads)
+        ("host_used", 0, "q"),  # processors its payloads hold (hosts)
         ("groups", None, ""),  # node groups held: [(group, processors), ...]
         # its current run segment and attempt
-        ("gen", 0, ""),  # generation: makes pending ends of stopped segments stale
-        ("will_kill", False, ""),  # the pending end is a kill (limit reached first)
+        ("gen", 0, "q"),  # generation: makes pending ends of stopped segments stale
+        ("will_kill", False, "b"),  # the pending end is a kill (limit reached first)
         ("seg_start", _NAN, "d"),
         ("factor", 1.0, "d"),  # seconds per work unit of the current segment
         ("done_work", 0.0, "d"),  # work done before the current segment (this attempt)
@@ -182,9 +183,9 @@ class JobTable:
         ("admitted_at", _NAN, "d"),
         ("started_at", _NAN, "d"),
         ("finished_at", _NAN, "d"),
-        ("killed", False, ""),
-        ("preemptions", 0, ""),
-        ("evictions", 0, ""),
+        ("killed", False, "b"),
+        ("preemptions", 0, "q"),
+        ("evictions", 0, "q"),
         ("suspended_time", 0.0, "d"),
         ("wasted_time", 0.0, "d"),  # s run by attempts lost (requeue, cancel)
         ("overhead_time", 0.0, "d"),  # s spent restarting from checkpoints
@@ -197,24 +198,24 @@ class JobTable:
     requested_work: array[float]
     model: list[SpeedupModel]
     think: array[float]
-    target_actor: list[int]
-    target_pool: list[int]
-    parent: list[int]
+    target_actor: array[int]
+    target_pool: array[int]
+    parent: array[int]
     children: list[list[int] | None]
     release_at: array[float]
-    open_ended: list[bool]
+    open_ended: array[int]  # 0 or 1
     requested_s: array[float]
     tag: list[object]
-    state: list[int]
-    where: list[int]
+    state: array[int]
+    where: array[int]
     local: array[int]
-    owner: list[int]
-    holder: list[int]
-    host: list[int]
-    host_used: list[int]
+    owner: array[int]
+    holder: array[int]
+    host: array[int]
+    host_used: array[int]
     groups: list[list[tuple[int, int]] | None]
-    gen: list[int]
-    will_kill: list[bool]
+    gen: array[int]
+    will_kill: array[int]  # 0 or 1
     seg_start: array[float]
     factor: array[float]
     done_work: array[float]
@@ -229,9 +230,9 @@ class JobTable:
     admitted_at: array[float]
     started_at: array[float]
     finished_at: array[float]
-    killed: list[bool]
-    preemptions: list[int]
-    evictions: list[int]
+    killed: array[int]  # 0 or 1
+    preemptions: array[int]
+    evictions: array[int]
     suspended_time: array[float]
     wasted_time: array[float]
     overhead_time: array[float]
@@ -254,9 +255,9 @@ class JobTable:
         self.requested_work = array("d", specs.requested_work)
         self.model = list(specs.speedup)
         self.think = array("d", specs.think)
-        self.target_actor = list(specs.target_actor)
-        self.target_pool = list(specs.target_pool)
-        self.parent = list(specs.parent)
+        self.target_actor = array("i", specs.target_actor)
+        self.target_pool = array("i", specs.target_pool)
+        self.parent = array("q", specs.parent)
         self.release_at = array("d", specs.release_at)
         for j, parent in enumerate(specs.parent):
             if parent >= 0:
@@ -338,9 +339,9 @@ class JobTable:
             admitted_at=_floats(self.admitted_at),
             started_at=_floats(self.started_at),
             finished_at=_floats(self.finished_at),
-            killed=np.array(self.killed, dtype=bool),
-            preemptions=np.array(self.preemptions, dtype=np.int64),
-            evictions=np.array(self.evictions, dtype=np.int64),
+            killed=np.frombuffer(self.killed, dtype=np.int8).view(bool),  # (0 or 1 only)
+            preemptions=np.frombuffer(self.preemptions, dtype=np.int64),
+            evictions=np.frombuffer(self.evictions, dtype=np.int64),
             suspended_time=_floats(self.suspended_time),
             executed_work=_floats(self.done_work),
             wasted_time=_floats(self.wasted_time),
@@ -348,7 +349,7 @@ class JobTable:
             alloc_procs=np.frombuffer(self.alloc_procs, dtype=np.int64),
             pool=np.array(self.where, dtype=np.int64),
             node_power=_floats(self.node_power),
-            host=np.array(self.host, dtype=np.int64),
+            host=np.frombuffer(self.host, dtype=np.int64),
             **counted,
         )
 

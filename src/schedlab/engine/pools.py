@@ -8,6 +8,7 @@ after an eviction gets a new number); ``gids`` maps that local number to the glo
 from __future__ import annotations
 
 import math
+from array import array
 
 import numpy as np
 
@@ -126,7 +127,7 @@ class Pool:
         # told at a job's end even while mu_env holds its nodes (a preemptive policy must
         # not pick an ended job as a victim before on_finish)
         self.on_end = policy_hooks(policy).on_end
-        self.gids: list[int] = []  # local job number -> global id
+        self.gids = array("q")  # local job number -> global id
         self.queued = 0
         self.received = 0
         # logs of the pools whose queued, received or free count changed, one per actor that
@@ -137,18 +138,20 @@ class Pool:
         self.view: ClusterView = PoolView(
             clock,
             total_procs=self.total,
-            submit_at=[],
-            requested_time=[],
-            procs=[],
-            user=[],
+            # typed arrays, as the kernel's own columns (`JobTable`): a float or a large int
+            # in a list would cost a Python object per job
+            submit_at=array("d"),
+            requested_time=array("d"),
+            procs=array("q"),
+            user=array("q"),
             free_procs=self.total,
-            segment_start_at=[],
-            executed_time=[],
+            segment_start_at=array("d"),
+            executed_time=array("d"),
             kill_on_overrun=kill_on_overrun,
             attributes={},
             speedup=[],
             global_id=self.gids,
-            parent=[],
+            parent=array("q"),
         )
 
     def admit(self, j: int, jobs: JobTable, now: float) -> int:

@@ -11,7 +11,7 @@ in ``on_submit``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -38,9 +38,9 @@ class ClusterView:
     now: float = 0.0
     free_procs: int = 0
     # Start of each job's current (or last) run segment; NaN before the first start.
-    segment_start_at: list[float] | None = None
+    segment_start_at: MutableSequence[float] | None = None
     # Work done before the current segment (seconds of run time), for preemptive policies.
-    executed_time: list[float] | None = None
+    executed_time: MutableSequence[float] | None = None
     kill_on_overrun: bool = True
     # Per-job attributes beyond SWF (``Workload.ATTRIBUTES``), e.g. ``deadline_time``.
     attributes: Mapping[str, Sequence[float]] = field(default_factory=dict)
