@@ -458,33 +458,34 @@ def platform_jobs(workload: GridWorkload | TdcsWorkload, actor: int = 0) -> JobS
 
     if isinstance(workload, TdcsWorkload):
         specs = platform_jobs(workload.grid, actor)
-        specs.requested_work = workload.requested.tolist()
+        specs.requested_work = workload.requested
         g = workload.is_global
         specs.attributes.update(
-            priority=workload.priority.astype(np.float64).tolist(),
-            checkpointable=workload.checkpointable.astype(np.float64).tolist(),
-            origin=workload.origin.astype(np.float64).tolist(),
-            input_size=workload.input_size.tolist(),
-            stream=workload.grid.stream.astype(np.float64).tolist(),
-            **{"global": g.astype(np.float64).tolist()},
+            priority=workload.priority.astype(np.float64),
+            checkpointable=workload.checkpointable.astype(np.float64),
+            origin=workload.origin.astype(np.float64),
+            input_size=workload.input_size,
+            stream=workload.grid.stream.astype(np.float64),
+            **{"global": g.astype(np.float64)},
         )
         return specs
+    # numpy arrays, which the kernel reads as bytes into its typed columns (lists would
+    # make a Python object per job and value only to be copied: a sixth of a million-job
+    # grid's peak memory)
     n = len(workload)
     is_global = workload.is_global
-    work = workload.work.tolist()
-    org = workload.org.tolist()
     return JobSpecs(
-        release_at=workload.submit_at.tolist(),
-        work=work,
-        requested_work=list(work),
-        procs=workload.procs.tolist(),
-        user=list(org),
+        release_at=workload.submit_at,
+        work=workload.work,
+        requested_work=workload.work,
+        procs=workload.procs,
+        user=workload.org,
         speedup=[RIGID] * n,
-        parent=[-1] * n,
-        think=[0.0] * n,
-        target_actor=np.where(is_global, actor, -1).tolist(),
-        target_pool=np.where(is_global, -1, workload.stream).tolist(),
-        attributes={"org": [float(o) for o in org]},
+        parent=np.full(n, -1, dtype=np.int64),
+        think=np.zeros(n),
+        target_actor=np.where(is_global, actor, -1),
+        target_pool=np.where(is_global, -1, workload.stream),
+        attributes={"org": workload.org.astype(np.float64)},
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -84,17 +85,21 @@ def test_job_specs_send_meta_jobs_to_actor_0_and_local_jobs_to_their_pool() -> N
     requested work = work; the organisation in attributes["org"] and as the user."""
     w = small()
     js = platform_jobs(w)
-    assert js.release_at == [1.0, 3.0, 3.0, 5.0]
-    assert js.target_actor == [-1, 0, -1, 0]
-    assert js.target_pool == [2, -1, 0, -1]
-    assert js.work == [20.0, 30.0, 40.0, 10.0]
-    assert js.requested_work == js.work
-    assert js.procs == [2, 1, 1, 1]
-    assert js.attributes == {"org": [1.0, 1.0, 0.0, 0.0]}
-    assert js.user == [1, 1, 0, 0]
-    assert js.parent == [-1] * 4
+
+    def listed(values: Any) -> list[Any]:  # the columns are numpy arrays (read as bytes)
+        return np.asarray(values).tolist()
+
+    assert listed(js.release_at) == [1.0, 3.0, 3.0, 5.0]
+    assert listed(js.target_actor) == [-1, 0, -1, 0]
+    assert listed(js.target_pool) == [2, -1, 0, -1]
+    assert listed(js.work) == [20.0, 30.0, 40.0, 10.0]
+    assert listed(js.requested_work) == listed(js.work)
+    assert listed(js.procs) == [2, 1, 1, 1]
+    assert {k: listed(v) for k, v in js.attributes.items()} == {"org": [1.0, 1.0, 0.0, 0.0]}
+    assert listed(js.user) == [1, 1, 0, 0]
+    assert listed(js.parent) == [-1] * 4
     assert len(js) == 4
-    assert platform_jobs(w, actor=3).target_actor == [-1, 3, -1, 3]
+    assert listed(platform_jobs(w, actor=3).target_actor) == [-1, 3, -1, 3]
 
 
 @pytest.mark.parametrize(

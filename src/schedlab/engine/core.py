@@ -82,12 +82,12 @@ class KernelCore:
         self._owner = table.owner  # (read at every job event)
         self._host = table.host
         self.now = 0.0
-        roots = array("q", (j for j, parent in enumerate(jobs.parent) if parent < 0))
+        roots = array("q", (j for j, parent in enumerate(table.parent) if parent < 0))
         # the jobs released at their submit time, in id order (most runs: all of them)
         self._roots: Sequence[int] = range(self.n) if len(roots) == self.n else roots
         # jobs still to be released to each actor (an agent stops asking when none is left)
         self.unreleased = [0] * len(self.actors)
-        for a in jobs.target_actor:
+        for a in table.target_actor:
             if 0 <= a < len(self.actors):
                 self.unreleased[a] += 1
         self.spawned = 0

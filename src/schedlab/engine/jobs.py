@@ -35,7 +35,8 @@ _NAN = math.nan
 
 @dataclass
 class JobSpecs:
-    """The jobs of a run, by global id, as parallel lists (built once, read by the kernel).
+    """The jobs of a run, by global id, as parallel lists or numpy arrays (built once, read
+    by the kernel into its typed columns; the speed-up models are a list).
 
     ``release_at`` is the submit time of a root (ignored for dependants, released at their
     parent's end + ``think``); ``work`` and ``requested_work`` are in work units (module
@@ -43,17 +44,17 @@ class JobSpecs:
     job to that actor, else it goes straight to pool ``target_pool``.
     """
 
-    release_at: list[float]
-    work: list[float]
-    requested_work: list[float]
-    procs: list[int]
-    user: list[int]
+    release_at: Sequence[float] | np.ndarray
+    work: Sequence[float] | np.ndarray
+    requested_work: Sequence[float] | np.ndarray
+    procs: Sequence[int] | np.ndarray
+    user: Sequence[int] | np.ndarray
     speedup: list[SpeedupModel]
-    parent: list[int]
-    think: list[float]
-    target_actor: list[int]
-    target_pool: list[int]
-    attributes: dict[str, list[float]] = field(default_factory=dict)
+    parent: Sequence[int] | np.ndarray
+    think: Sequence[float] | np.ndarray
+    target_actor: Sequence[int] | np.ndarray
+    target_pool: Sequence[int] | np.ndarray
+    attributes: dict[str, Sequence[float] | np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.release_at)
@@ -242,24 +243,27 @@ class JobTable:
         n = len(specs)
         for name, start, code in self.COLUMNS:
             setattr(self, name, array(code, (start,)) * n if code else [start] * n)
-        self.procs = array("q", specs.procs)
-        self.user = array("q", specs.user)
-        self.requested_time = array(
-            "d",
-            (
-                w * m.time_factor(p)
-                for w, m, p in zip(specs.requested_work, specs.speedup, specs.procs)
-            ),
-        )
-        self.work = array("d", specs.work)
-        self.requested_work = array("d", specs.requested_work)
+        self.procs = typed("q", specs.procs)
+        self.user = typed("q", specs.user)
+        self.work = typed("d", specs.work)
+        self.requested_work = typed("d", specs.requested_work)
         self.model = list(specs.speedup)
-        self.think = array("d", specs.think)
-        self.target_actor = array("i", specs.target_actor)
-        self.target_pool = array("i", specs.target_pool)
-        self.parent = array("q", specs.parent)
-        self.release_at = array("d", specs.release_at)
-        for j, parent in enumerate(specs.parent):
+        if all(m is RIGID for m in self.model):  # (a rigid job's time factor is 1.0)
+            self.requested_time = array("d", self.requested_work)
+        else:
+            self.requested_time = array(
+                "d",
+                (
+                    w * m.time_factor(p)
+                    for w, m, p in zip(self.requested_work, self.model, self.procs)
+                ),
+            )
+        self.think = typed("d", specs.think)
+        self.target_actor = typed("i", specs.target_actor)
+        self.target_pool = typed("i", specs.target_pool)
+        self.parent = typed("q", specs.parent)
+        self.release_at = typed("d", specs.release_at)
+        for j, parent in enumerate(self.parent):
             if parent >= 0:
                 kids = self.children[parent]
                 if kids is None:
@@ -267,7 +271,7 @@ class JobTable:
                 else:
                     kids.append(j)
         # per-job attributes by global id (spawned jobs: NaN), for actors
-        self.attributes = {k: array("d", v) for k, v in specs.attributes.items()}
+        self.attributes = {k: typed("d", v) for k, v in specs.attributes.items()}
         self.roots = len(specs)  # jobs of the workload; ids above are spawned
         self.payloads: dict[int, list[int]] = {}  # host -> the payloads running in it
         # each column's append and start value, looked up once: a grid run spawns a job per
@@ -352,6 +356,19 @@ class JobTable:
             host=np.frombuffer(self.host, dtype=np.int64),
             **counted,
         )
+
+
+_DTYPES = {"d": np.float64, "q": np.int64, "i": np.int32, "b": np.int8}
+
+
+def typed(code: str, values: Sequence[Any] | np.ndarray) -> array[Any]:
+    """A typed column from a list, or from a numpy array read as bytes (no Python object
+    per job on the way: a grid's million jobs come as the workload's arrays)."""
+    if isinstance(values, np.ndarray):
+        column = array(code)
+        column.frombytes(np.ascontiguousarray(values, dtype=_DTYPES[code]).tobytes())
+        return column
+    return array(code, values)
 
 
 def _floats(column: array[float]) -> np.ndarray:
