@@ -139,10 +139,12 @@ class Pool:
             clock,
             total_procs=self.total,
             # typed arrays, as the kernel's own columns (`JobTable`): a float or a large int
-            # in a list would cost a Python object per job
+            # in a list would cost a Python object per job. The requested times and sizes stay
+            # lists: policies read them most, and the compiled profile reads lists fastest
+            # (typed, conservative ran a sixth slower)
             submit_at=array("d"),
-            requested_time=array("d"),
-            procs=array("q"),
+            requested_time=[],
+            procs=[],
             user=array("q"),
             free_procs=self.total,
             segment_start_at=array("d"),
