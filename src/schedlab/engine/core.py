@@ -66,7 +66,7 @@ class KernelCore:
         for p in self.pools:
             p.view.attributes = {k: array("d") for k in jobs.attributes}
         # what actors and observers read (engine.actors.PlatformView), by global id: the
-        # table's own lists, which grow in place as jobs are spawned
+        # table's own columns, which grow in place as jobs are spawned
         self.procs = table.procs
         self.requested_time = table.requested_time
         self.user = table.user
@@ -108,9 +108,9 @@ class KernelCore:
     def close(self) -> None:
         """Drop the run's state once its outcome and reports are taken. The kernel, its parts
         (`Lifecycle`, `Decisions`) and its actors refer to each other, so the per-job table
-        would otherwise outlive the run until the cyclic collector's next pass: through the
-        metrics, which made a million-job grid's peak a sixth higher. The outcome's arrays
-        are its own (they keep the typed columns they were read from)."""
+        would otherwise outlive the run until the cyclic collector's next pass, through the
+        metrics (and raise a large grid's peak memory). The outcome's arrays stay valid: they
+        keep the typed columns they were read from."""
         self.__dict__.clear()
 
     def watch_pools(self) -> list[int]:

@@ -140,8 +140,8 @@ class Pool:
             total_procs=self.total,
             # typed arrays, as the kernel's own columns (`JobTable`): a float or a large int
             # in a list would cost a Python object per job. The requested times and sizes stay
-            # lists: policies read them most, and the compiled profile reads lists fastest
-            # (typed, conservative ran a sixth slower)
+            # lists: policies read them most, and the compiled profile has a fast path for
+            # lists (conservative's compressions read both)
             submit_at=array("d"),
             requested_time=[],
             procs=[],
