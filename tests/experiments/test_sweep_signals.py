@@ -111,6 +111,9 @@ from concurrent.futures import ThreadPoolExecutor
 from schedlab.experiments import workers as runner
 
 signum = getattr(signal, sys.argv[1])
+# Python's own Ctrl-C handler, even when started from a background job (which inherits
+# SIGINT ignored, and Python then leaves it so)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_wait = runner.wait
 log = []
 
