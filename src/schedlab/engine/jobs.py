@@ -238,11 +238,11 @@ class JobTable:
     wasted_time: array[float]
     overhead_time: array[float]
 
-
     def __init__(self, specs: JobSpecs) -> None:
         n = len(specs)
         for name, start, code in self.COLUMNS:
-            setattr(self, name, array(code, (start,)) * n if code else [start] * n)
+            if name not in _FROM_SPECS:  # (those are read below, not filled twice)
+                setattr(self, name, array(code, (start,)) * n if code else [start] * n)
         self.procs = typed("q", specs.procs)
         self.user = typed("q", specs.user)
         self.work = typed("d", specs.work)
@@ -359,6 +359,22 @@ class JobTable:
 
 
 _DTYPES = {"d": np.float64, "q": np.int64, "i": np.int32, "b": np.int8}
+# the columns `JobTable` reads from its specs rather than filling with their start value
+_FROM_SPECS = frozenset(
+    (
+        "procs",
+        "user",
+        "work",
+        "requested_work",
+        "model",
+        "requested_time",
+        "think",
+        "target_actor",
+        "target_pool",
+        "parent",
+        "release_at",
+    )
+)
 
 
 def typed(code: str, values: Sequence[Any] | np.ndarray) -> array[Any]:
@@ -366,7 +382,7 @@ def typed(code: str, values: Sequence[Any] | np.ndarray) -> array[Any]:
     per job on the way: a grid's million jobs come as the workload's arrays)."""
     if isinstance(values, np.ndarray):
         column = array(code)
-        column.frombytes(np.ascontiguousarray(values, dtype=_DTYPES[code]).tobytes())
+        column.frombytes(np.ascontiguousarray(values, dtype=_DTYPES[code]).data.cast("B"))
         return column
     return array(code, values)
 
