@@ -14,6 +14,7 @@ from schedlab.engine.actors import DirectDispatch, JobEvent, PlatformView
 from schedlab.engine.checker import KernelChecker
 from schedlab.engine.decisions import Dispatch, End, RunIn, Send, Spawn, Start
 from schedlab.engine.durations import RIGID, Amdahl, PowerLaw, duration
+from schedlab.engine.jobs import PREEMPTION
 from schedlab.engine.kernel import JobSpecs, Kernel
 from schedlab.engine.protocol import ClusterView
 from schedlab.errors import ConfigError, PolicyError
@@ -332,25 +333,34 @@ class OnePilot(DirectDispatch):
         return out
 
 
-def test_a_spawned_job_has_every_column_a_root_has() -> None:
+@pytest.mark.parametrize("policy", ["fcfs", "conservative"])
+def test_a_spawned_job_has_every_column_a_root_has(policy: str) -> None:
     """The job table grows every per-job column for a spawned job, as for a root: after a
     run with a pilot, every column (and every attribute) has one value per job, the pilot's
     are the declared start values where nothing set them, and no per-job list of the table
-    lives outside its declared columns."""
+    lives outside its declared columns. A pool whose policy only starts jobs (fcfs speaks
+    `Steps`) makes a run without the preemption accounts; one that may preempt
+    (conservative speaks the classic protocol) has them all."""
     jobs = specs([(0.0, 5.0, 1), (1.0, 5.0, 1)], target_actor=0, attributes={"org": [3, 4]})
     kernel = Kernel(
         jobs=jobs,
-        pools=[(PoolSpec.cluster(4), make_policy("fcfs"))],
+        pools=[(PoolSpec.cluster(4), make_policy(policy))],
         actors=[OnePilot(0)],
         tracer=KernelChecker(),
     )
     run = kernel.run()
     table = kernel.jobs
     assert run.spawned == 1 and len(table) == 3
+    assert table.preemptive == (policy == "conservative")
     declared = {name for name, _, _ in table.COLUMNS}
+    if not table.preemptive:
+        declared -= PREEMPTION
+        assert not run.preemptions.any() and not run.wasted_time.any()
+        assert len(run.suspended_time) == len(run.overhead_time) == 3
+    assert {name for name, _, _ in table.columns} == declared
     columns = {name for name, value in vars(table).items() if isinstance(value, list | array)}
     assert columns == declared
-    for name, _, code in table.COLUMNS:
+    for name, _, code in table.columns:
         column = getattr(table, name)
         assert len(column) == 3, name
         # a typed column stays typed as it grows (8 bytes a job, no Python object each)

@@ -111,9 +111,10 @@ class Decisions:
         """Start local job ``local`` of ``pool`` on ``procs`` processors (None: its own size);
         a `Steps` policy's answer comes here without a `Start`."""
         k, t = self.k, self.jobs
-        if not 0 <= local < len(pool.gids):
+        gids = pool.gids
+        j = gids[local] if 0 <= local < len(gids) else -1
+        if j < 0:
             raise PolicyError(f"policy {_name(pool)!r}: Start(job {local}) at t={now}: no such job")
-        j = pool.gids[local]
         st = t.state[j]
         if (st != WAITING and st != SUSPENDED) or t.where[j] != pool.index:
             state = JobState(st).name.lower() if t.where[j] == pool.index else "gone"
@@ -121,12 +122,14 @@ class Decisions:
                 f"policy {_name(pool)!r}: Start(job {local}) at t={now}: job is {state}, only "
                 "waiting or suspended jobs start"
             )
-        q = t.procs[j] if procs is None else procs
-        if q != t.procs[j] and t.model[j] is RIGID:
-            raise PolicyError(
-                f"policy {_name(pool)!r}: Start(job {local}, procs={q}) at t={now}: a rigid job "
-                f"runs on its own {t.procs[j]} processors"
-            )
+        q = t.procs[j]
+        if procs is not None and procs != q:
+            if t.model[j] is RIGID:
+                raise PolicyError(
+                    f"policy {_name(pool)!r}: Start(job {local}, procs={procs}) at t={now}: a "
+                    f"rigid job runs on its own {q} processors"
+                )
+            q = procs
         if q <= 0 or q > pool.free_total:
             raise PolicyError(
                 f"policy {_name(pool)!r}: Start(job {local}) at t={now} needs {q} processors but "
@@ -141,7 +144,8 @@ class Decisions:
         pool.view.segment_start_at[local] = now  # type: ignore[index]
         if k.tracer is not None:
             k.tracer.allocated(j, pool.index, groups, now, k)
-        self.life.begin(j, q, power, now)
+        cap = pool.t_max - t.pool_time[j] if t.preemptive else pool.t_max  # (t_max left)
+        self.life.begin(j, q, power, now, cap)
         if k.heard:
             k.notify(j, JobEvent.STARTED)
 
@@ -358,7 +362,7 @@ class Decisions:
         t.holder[j] = -1
         t.where[j] = t.where[host]
         t.admitted_at[j] = now
-        self.life.begin(j, q, t.node_power[host], now)
+        self.life.begin(j, q, t.node_power[host], now, _INF)
         k.notify(j, JobEvent.STARTED)
 
     def end(self, a: int, d: End, now: float) -> None:

@@ -62,9 +62,10 @@ class KernelCore:
             Pool(i, spec, policy, kill_on_overrun, self.clock)
             for i, (spec, policy) in enumerate(pools)
         ]
-        table = self.jobs = JobTable(jobs)
+        # a pool whose policy is not a `Steps` one may suspend, evict or cancel its jobs
+        table = self.jobs = JobTable(jobs, preemptive=any(p.step is None for p in self.pools))
         for p in self.pools:
-            p.view.attributes = {k: array("d") for k in jobs.attributes}
+            p.track_attributes(table.attributes)
         # what actors and observers read (engine.actors.PlatformView), by global id: the
         # table's own columns, which grow in place as jobs are spawned
         self.procs = table.procs
@@ -96,8 +97,7 @@ class KernelCore:
         self.released = 0
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
-        self._dirty_pools: list[int] = []
-        self._pool_dirty = [False] * len(self.pools)
+        self._dirty_pools: list[Pool] = []  # (each with ``dirty`` set)
         self._dirty_actors: list[int] = []
         self._actor_dirty = [False] * len(self.actors)
         self._watchers: list[list[int]] = [[] for _ in self.pools]  # pool -> actors
@@ -110,7 +110,8 @@ class KernelCore:
         (`Lifecycle`, `Decisions`) and its actors refer to each other, so the per-job table
         would otherwise outlive the run until the cyclic collector's next pass, through the
         metrics (and raise a large grid's peak memory). The outcome's arrays stay valid: they
-        keep the typed columns they were read from."""
+        keep the typed columns they were read from (`engine.kernel.Kernel.close` empties
+        the parts as well)."""
         self.__dict__.clear()
 
     def watch_pools(self) -> list[int]:
@@ -157,9 +158,10 @@ class KernelCore:
 
     def mark_pool(self, i: int) -> None:
         """Pool i schedules in the next round of this instant."""
-        if not self._pool_dirty[i]:
-            self._pool_dirty[i] = True
-            self._dirty_pools.append(i)
+        pool = self.pools[i]
+        if not pool.dirty:
+            pool.dirty = True
+            self._dirty_pools.append(pool)
 
     def _mark_actor(self, a: int) -> None:
         if not self._actor_dirty[a]:
@@ -192,9 +194,18 @@ class KernelCore:
             t.holder[j] = actor
             self.actors[actor].on_arrival(j)
             self._mark_actor(actor)
-        else:
+            return
+        p = t.target_pool[j]
+        pool = self.pools[p]
+        if pool.mu_rec > 0:
             self.state[j] = TRANSIT
-            self.arrive(j, t.target_pool[j], now)
+            self.arrive(j, p, now)
+        else:  # (`arrive`, inlined: every job of a cluster run comes this way)
+            self.where[j] = p
+            pool.admit(j, t, now)
+            if not pool.dirty:
+                pool.dirty = True
+                self._dirty_pools.append(pool)
 
     def arrive(self, j: int, p: int, now: float) -> None:
         """Job j reaches pool p; its policy sees it after the receive delay."""
@@ -208,4 +219,6 @@ class KernelCore:
             self.push(now + delay, DELIVERIES, j, ADMIT, p)
         else:
             pool.admit(j, self.jobs, now)
-            self.mark_pool(p)
+            if not pool.dirty:
+                pool.dirty = True
+                self._dirty_pools.append(pool)

@@ -27,7 +27,7 @@ from schedlab.engine.durations import RIGID, SpeedupModel
 from schedlab.engine.events import DONE, PENDING, JobState
 from schedlab.errors import PolicyError
 
-__all__ = ["JobSpecs", "JobTable", "KernelRun"]
+__all__ = ["PREEMPTION", "JobSpecs", "JobTable", "KernelRun"]
 
 _INF = math.inf
 _NAN = math.nan
@@ -238,9 +238,14 @@ class JobTable:
     wasted_time: array[float]
     overhead_time: array[float]
 
-    def __init__(self, specs: JobSpecs) -> None:
+    def __init__(self, specs: JobSpecs, *, preemptive: bool = True) -> None:
         n = len(specs)
-        for name, start, code in self.COLUMNS:
+        # a run whose policies only start jobs (every pool's policy a `Steps` one) never
+        # suspends, evicts, requeues or cancels one: it has no column of `PREEMPTION` (a
+        # job then starts once per pool visit, so its time there is 0 when it starts)
+        self.preemptive = preemptive
+        self.columns = tuple(c for c in self.COLUMNS if preemptive or c[0] not in PREEMPTION)
+        for name, start, code in self.columns:
             if name not in _FROM_SPECS:  # (those are read below, not filled twice)
                 setattr(self, name, array(code, (start,)) * n if code else [start] * n)
         self.procs = typed("q", specs.procs)
@@ -277,7 +282,7 @@ class JobTable:
         # each column's append and start value, looked up once: a grid run spawns a job per
         # pilot, and 45 attribute lookups per spawn were a tenth of pilot_filling's time
         self._growers: tuple[tuple[Any, Any], ...] = tuple(
-            [(getattr(self, name).append, start) for name, start, _ in self.COLUMNS]
+            [(getattr(self, name).append, start) for name, start, _ in self.columns]
             + [(values.append, _NAN) for values in self.attributes.values()]
         )
 
@@ -337,19 +342,29 @@ class JobTable:
         """The run's per-job arrays (`KernelRun`), with what the kernel ``counted``.
 
         The typed columns are handed over without a copy (numpy reads their buffers), so
-        the table must not grow afterwards: the run is over."""
+        the table must not grow afterwards: the run is over. A run without preemptions has
+        zeros for their accounts (allocated lazily by the system: no memory until read)."""
+        if self.preemptive:
+            preemptions = np.frombuffer(self.preemptions, dtype=np.int64)
+            evictions = np.frombuffer(self.evictions, dtype=np.int64)
+            suspended, wasted = _floats(self.suspended_time), _floats(self.wasted_time)
+            overhead = _floats(self.overhead_time)
+        else:
+            n = len(self.state)
+            preemptions, evictions = np.zeros(n, np.int64), np.zeros(n, np.int64)
+            suspended, wasted, overhead = np.zeros(n), np.zeros(n), np.zeros(n)
         return KernelRun(
             submitted_at=_floats(self.submitted_at),
             admitted_at=_floats(self.admitted_at),
             started_at=_floats(self.started_at),
             finished_at=_floats(self.finished_at),
             killed=np.frombuffer(self.killed, dtype=np.int8).view(bool),  # (0 or 1 only)
-            preemptions=np.frombuffer(self.preemptions, dtype=np.int64),
-            evictions=np.frombuffer(self.evictions, dtype=np.int64),
-            suspended_time=_floats(self.suspended_time),
+            preemptions=preemptions,
+            evictions=evictions,
+            suspended_time=suspended,
             executed_work=_floats(self.done_work),
-            wasted_time=_floats(self.wasted_time),
-            overhead_time=_floats(self.overhead_time),
+            wasted_time=wasted,
+            overhead_time=overhead,
             alloc_procs=np.frombuffer(self.alloc_procs, dtype=np.int64),
             pool=np.array(self.where, dtype=np.int64),
             node_power=_floats(self.node_power),
@@ -358,6 +373,22 @@ class JobTable:
         )
 
 
+# the accounts of preemptions, requeues, cancels and checkpoints, and of the time run in
+# one pool visit (t_max): only a run that can preempt has them (`JobTable.preemptive`)
+PREEMPTION = frozenset(
+    (
+        "attempt_time",
+        "pool_time",
+        "overhead",
+        "seg_over",
+        "suspended_since",
+        "preemptions",
+        "evictions",
+        "suspended_time",
+        "wasted_time",
+        "overhead_time",
+    )
+)
 _DTYPES = {"d": np.float64, "q": np.int64, "i": np.int32, "b": np.int8}
 # the columns `JobTable` reads from its specs rather than filling with their start value
 _FROM_SPECS = frozenset(

@@ -30,6 +30,7 @@ import math
 import time
 from functools import cached_property
 from heapq import heappop
+from operator import attrgetter
 
 from schedlab.engine.actors import watched_pools
 from schedlab.engine.apply import Decisions
@@ -37,6 +38,7 @@ from schedlab.engine.core import KernelCore
 from schedlab.engine.events import (
     ADMIT,
     ARRIVE,
+    DELIVERIES,
     END,
     ENDS,
     RELEASE,
@@ -51,6 +53,7 @@ from schedlab.errors import PolicyError
 __all__ = ["JobSpecs", "Kernel", "KernelRun"]
 
 _INF = math.inf
+_INDEX = attrgetter("index")  # (pools marked in one round run in index order)
 
 
 class Kernel(KernelCore):
@@ -67,6 +70,16 @@ class Kernel(KernelCore):
         """What applies the decisions of this run's policies and actors (`engine.apply`)."""
         return Decisions(self, self.life)
 
+    def close(self) -> None:
+        """`KernelCore.close`, and the parts emptied first: `Decisions` holds bound methods
+        of its own (a cycle), so through it the job table would still wait for the cyclic
+        collector, past the metrics (a third of a million-job grid's peak memory)."""
+        for part in ("life", "decisions"):
+            made = self.__dict__.get(part)  # (a cached property: only if it was used)
+            if made is not None:
+                made.__dict__.clear()
+        super().close()
+
     def run(self) -> KernelRun:
         """Simulate until nothing remains; the cyclic GC is paused meanwhile (as the
         inlined loop does: the loop makes no cycles and allocates many small tuples)."""
@@ -76,7 +89,11 @@ class Kernel(KernelCore):
     def _start(self) -> None:
         """The first instant: every policy set up, every actor set up and asked once."""
         release_at = self.jobs.release_at
-        first = min((release_at[j] for j in self._roots), default=0.0)
+        roots = self._roots
+        if isinstance(roots, range):  # (every job a root: the column itself, at C speed)
+            first = min(release_at[: len(roots)], default=0.0)
+        else:
+            first = min((release_at[j] for j in roots), default=0.0)
         self.now = self.clock.now = first
         for pool in self.pools:
             pool.policy.setup(pool.view)
@@ -95,12 +112,16 @@ class Kernel(KernelCore):
         release_at = self.jobs.release_at
         gen = self.jobs.gen
         complete = self.life.complete
+        release_nodes = self.life.release_nodes
+        deliver = self._deliver_release
         decisions = self.decisions
         pool_kinds, unknown_of_pool = decisions.pool_kinds, decisions.unknown_of_pool
         start_local = decisions.start_local
         actor_kinds, unknown_of_actor = decisions.actor_kinds, decisions.unknown_of_actor
+        dirty_pools = self._dirty_pools  # (cleared in place: the parts append to it)
         nroots = len(roots)
         ri = 0
+        root_at = release_at[roots[0]] if nroots else _INF  # the next root's release time
         instants = 0
         rounds_total = 0
         progress = self.progress
@@ -108,8 +129,8 @@ class Kernel(KernelCore):
         max_rounds = self.max_rounds
         while True:
             now = heap[0][0] if heap else _INF
-            if ri < nroots and release_at[roots[ri]] < now:
-                now = release_at[roots[ri]]
+            if root_at < now:
+                now = root_at
             if now == _INF:
                 break
             instants += 1
@@ -132,31 +153,32 @@ class Kernel(KernelCore):
                         if ev[5] == gen[ev[2]]:
                             complete(ev[2], now)
                     else:
-                        self.life.release_nodes(ev[2], now)
+                        release_nodes(ev[2], now)
                 # 2. releases, arrivals, admissions (job order, roots merged in), messages
                 while True:
-                    h = heap[0] if heap and heap[0][0] == now and heap[0][1] == 1 else None
-                    if (
-                        ri < nroots
-                        and release_at[roots[ri]] == now
-                        and (h is None or roots[ri] < h[2])
-                    ):
-                        self._deliver_release(roots[ri], now)
+                    h = heap[0] if heap else None
+                    if h is not None and (h[0] != now or h[1] != DELIVERIES):
+                        h = None
+                    if root_at == now and (h is None or roots[ri] < h[2]):
+                        deliver(roots[ri], now)
                         ri += 1
+                        root_at = release_at[roots[ri]] if ri < nroots else _INF
                         continue
                     if h is None:
                         break
                     heappop(heap)
                     kind = h[4]
                     if kind == RELEASE:
-                        self._deliver_release(h[2], now)
+                        deliver(h[2], now)
                     elif kind == ARRIVE:
                         self.arrive(h[2], h[5], now)
                     elif kind == ADMIT:
                         pool = self.pools[h[5]]
                         pool.received -= 1
                         pool.admit(h[2], self.jobs, now)
-                        self.mark_pool(pool.index)
+                        if not pool.dirty:
+                            pool.dirty = True
+                            dirty_pools.append(pool)
                     else:  # a message
                         self.actors[h[5]].on_message(h[6])
                         self._mark_actor(h[5])
@@ -177,18 +199,18 @@ class Kernel(KernelCore):
                         self._actor_dirty[a] = False
                         for order in self.actors[a].schedule(now):
                             actor_kinds.get(type(order), unknown_of_actor)(a, order, now)
-                if self._dirty_pools:
-                    dirty = self._dirty_pools
-                    self._dirty_pools = []
-                    if len(dirty) > 1:
-                        dirty.sort()
-                    for i in dirty:
-                        self._pool_dirty[i] = False
-                        pool = self.pools[i]
-                        free = pool.view.free_procs = pool.free_total
+                if dirty_pools:
+                    marked = dirty_pools[:]
+                    dirty_pools.clear()
+                    if len(marked) > 1:
+                        marked.sort(key=_INDEX)
+                    for pool in marked:
+                        pool.dirty = False
+                        view = pool.view
+                        free = view.free_procs = pool.free_total
                         step = pool.step
                         if step is None:
-                            for d in pool.policy.schedule(now, pool.view):
+                            for d in pool.policy.schedule(now, view):
                                 pool_kinds.get(type(d), unknown_of_pool)(pool, d, now)
                         else:  # a `Steps` policy: not called when nothing can start
                             ended = pool.ended
@@ -198,11 +220,13 @@ class Kernel(KernelCore):
                                 continue
                             for local in step(now, free, len(pool.gids), ended):
                                 start_local(pool, local, None, now)
-                        pool.view.free_procs = pool.free_total
-                more = (heap and heap[0][0] == now) or (
-                    ri < nroots and release_at[roots[ri]] == now
-                )
-                if not more and not self._dirty_actors and not self._dirty_pools:
+                        view.free_procs = pool.free_total
+                if (
+                    not dirty_pools
+                    and not self._dirty_actors
+                    and root_at != now
+                    and not (heap and heap[0][0] == now)
+                ):
                     break
             rounds_total += rounds
             if self.tracer is not None:

@@ -43,12 +43,14 @@ class Lifecycle:
         self.k = kernel
         self.jobs = kernel.jobs
 
-    def begin(self, j: int, q: int, power: float, now: float) -> None:
-        """Start (or resume) job j now on q processors of ``power``: schedule its end."""
+    def begin(self, j: int, q: int, power: float, now: float, cap: float) -> None:
+        """Start (or resume) job j now on q processors of ``power``: schedule its end, at
+        most ``cap`` seconds from now (what is left of its pool's t_max; a payload runs in
+        its host's time: infinite)."""
         k, t = self.k, self.jobs
         if t.started_at[j] != t.started_at[j]:
             t.started_at[j] = now
-        else:
+        elif t.preemptive:  # (else a job starts once: `JobTable.preemptive`)
             since = t.suspended_since[j]
             if since == since:
                 t.suspended_time[j] += now - since
@@ -58,10 +60,8 @@ class Lifecycle:
         t.node_power[j] = power
         t.seg_start[j] = now
         k.running += 1
-        # seconds left before the pool's t_max (a payload runs in its host's time)
-        cap = _INF if t.host[j] >= 0 else k.pools[t.where[j]].t_max - t.pool_time[j]
         if t.open_ended[j]:
-            limit = t.requested_s[j] - t.pool_time[j]
+            limit = t.requested_s[j] - (t.pool_time[j] if t.preemptive else 0.0)
             t.will_kill[j] = True
             k.push(now + (limit if limit < cap else cap), ENDS, j, END, t.gen[j])
             return
@@ -76,12 +76,13 @@ class Lifecycle:
             budget = (t.requested_work[j] - done) * factor
             if budget < stop:
                 stop = budget
-        over = t.overhead[j]
-        if over:  # restarting from a checkpoint: the first seconds do no work
-            t.overhead[j] = 0.0
-            t.seg_over[j] = over
-            stop += over
-            remaining += over
+        if t.preemptive:
+            over = t.overhead[j]
+            if over:  # restarting from a checkpoint: the first seconds do no work
+                t.overhead[j] = 0.0
+                t.seg_over[j] = over
+                stop += over
+                remaining += over
         if cap < stop:
             stop = cap
         t.will_kill[j] = stop < remaining
@@ -92,7 +93,7 @@ class Lifecycle:
         """Close job j's running segment: count its work and time; returns the seconds."""
         t = self.jobs
         ran = now - t.seg_start[j]
-        over = t.seg_over[j]
+        over = t.seg_over[j] if t.preemptive else 0.0
         used = 0.0
         if over:
             used = ran if ran < over else over
@@ -102,8 +103,9 @@ class Lifecycle:
                 t.overhead[j] += over - used
         if not t.open_ended[j]:
             t.done_work[j] += (ran - used) / t.factor[j]
-        t.attempt_time[j] += ran
-        t.pool_time[j] += ran
+        if t.preemptive:
+            t.attempt_time[j] += ran
+            t.pool_time[j] += ran
         self.k.running -= 1
         if self.k.tracer is not None:
             self.k.tracer.segment(j, t.seg_start[j], now, self.k, used)
@@ -120,7 +122,7 @@ class Lifecycle:
     def complete(self, j: int, now: float) -> None:
         """Job j reaches its end (or the limit that kills it)."""
         k, t = self.k, self.jobs
-        if t.seg_over[j] or t.open_ended[j] or k.tracer is not None:
+        if t.open_ended[j] or k.tracer is not None or (t.preemptive and t.seg_over[j]):
             self.stop_segment(j, now)
         else:  # `stop_segment`'s accounts for a plain segment, inlined: only the work, as
             # the attempt's and the pool visit's times of an ended job are read no more
@@ -145,12 +147,19 @@ class Lifecycle:
                 delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
                 k.push(now + delay, ENDS, j, NODES)
             else:
-                self.free_nodes(j, pool)
+                groups = t.groups[j]  # (`free_nodes`, inlined: once per job)
+                if groups is not None:
+                    pool.release(groups)
+                    t.groups[j] = None
+                    if k.tracer is not None:
+                        k.tracer.released(j, pool.index, groups, now, k)
                 if pool.step is None:
                     pool.policy.on_finish(t.local[j])
                 else:  # (`Pool.finished`, inlined: once per job)
                     pool.ended.append(t.local[j])
-                k.mark_pool(pool.index)
+                if not pool.dirty:  # (`KernelCore.mark_pool`)
+                    pool.dirty = True
+                    k._dirty_pools.append(pool)
         if k.heard:
             k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
         if j < t.roots and t.children[j]:
@@ -163,7 +172,9 @@ class Lifecycle:
         pool.held -= t.alloc_procs[j]
         self.free_nodes(j, pool)
         pool.finished(t.local[j])
-        self.k.mark_pool(pool.index)
+        if not pool.dirty:  # (`KernelCore.mark_pool`)
+            pool.dirty = True
+            self.k._dirty_pools.append(pool)
 
     def kill_payloads(self, host: int, now: float) -> None:
         """The host ended or was killed: its payloads are killed with it."""

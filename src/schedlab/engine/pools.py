@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +89,9 @@ class Pool:
         "change_logs",
         "running",
         "held",
+        "dirty",
+        "_appends",
+        "_attribute_appends",
     )
 
     def __init__(
@@ -135,6 +140,7 @@ class Pool:
         self.change_logs: tuple[list[int], ...] = ()
         self.running = 0
         self.held = 0  # processors of ended jobs not released yet (mu_env)
+        self.dirty = False  # it schedules in the next round (`KernelCore.mark_pool`)
         self.view: ClusterView = PoolView(
             clock,
             total_procs=self.total,
@@ -155,6 +161,23 @@ class Pool:
             global_id=self.gids,
             parent=array("q"),
         )
+        view = self.view
+        # each view column's append, looked up once (nine per admission)
+        self._appends = tuple(
+            getattr(view, name).append
+            for name in (
+                "global_id",
+                "submit_at",
+                "requested_time",
+                "procs",
+                "user",
+                "segment_start_at",
+                "executed_time",
+                "speedup",
+                "parent",
+            )
+        )
+        self._attribute_appends: tuple[tuple[Any, array[float]], ...] = ()
 
     def admit(self, j: int, jobs: JobTable, now: float) -> int:
         """Job j enters the queue now: a new local number, the view grows, the policy is told
@@ -165,14 +188,25 @@ class Pool:
         nodes, plus the release delay during which the nodes stay busy after the end (an
         upper bound).
         """
-        view = self.view
+        (
+            add_gid,
+            add_submit,
+            add_requested,
+            add_procs,
+            add_user,
+            add_start,
+            add_executed,
+            add_speedup,
+            add_parent,
+        ) = self._appends
         local = len(self.gids)
-        self.gids.append(j)
+        add_gid(j)
         jobs.local[j] = local
         jobs.admitted_at[j] = now
         jobs.state[j] = WAITING if jobs.done_work[j] == 0.0 else SUSPENDED
-        jobs.pool_time[j] = 0.0
-        view.submit_at.append(now)  # type: ignore[attr-defined]
+        if jobs.preemptive:
+            jobs.pool_time[j] = 0.0
+        add_submit(now)
         model = jobs.model[j]
         if jobs.open_ended[j]:
             req = jobs.requested_s[j]
@@ -183,24 +217,29 @@ class Pool:
             req = jobs.requested_work[j] * (factor / self.slowest)
         if req > self.t_max:
             req = self.t_max
-        view.requested_time.append(req + self.env_upper if self.env_upper else req)  # type: ignore[attr-defined]
-        view.procs.append(jobs.procs[j])  # type: ignore[attr-defined]
-        view.user.append(jobs.user[j])  # type: ignore[attr-defined]
-        view.segment_start_at.append(_NAN)  # type: ignore[union-attr]
-        view.executed_time.append(0.0)  # type: ignore[union-attr]
-        view.speedup.append(model)  # type: ignore[union-attr]
+        add_requested(req + self.env_upper if self.env_upper else req)
+        add_procs(jobs.procs[j])
+        add_user(jobs.user[j])
+        add_start(_NAN)
+        add_executed(0.0)
+        add_speedup(model)
         parent = jobs.parent[j]
-        view.parent.append(  # type: ignore[union-attr]
-            jobs.local[parent] if parent >= 0 and jobs.where[parent] == self.index else -1
-        )
-        for name, values in view.attributes.items():
-            values.append(jobs.attributes[name][j])  # type: ignore[attr-defined]
+        add_parent(jobs.local[parent] if parent >= 0 and jobs.where[parent] == self.index else -1)
+        for add, values in self._attribute_appends:
+            add(values[j])
         self.queued += 1
         for log in self.change_logs:
             log.append(self.index)
         if self.step is None:
             self.policy.on_submit(local)
         return local
+
+    def track_attributes(self, columns: Mapping[str, array[float]]) -> None:
+        """The view gets a column per job attribute, read from the kernel's ``columns`` (by
+        global id) at each admission."""
+        mine = {name: array("d") for name in columns}
+        self.view.attributes = mine
+        self._attribute_appends = tuple((mine[name].append, columns[name]) for name in columns)
 
     def allocate(self, q: int) -> tuple[list[tuple[int, int]], float]:
         """Take ``q`` processors (placement order); the groups used and the slowest power."""
