@@ -369,16 +369,16 @@ def _kernel_cluster(
     from schedlab.engine.kernel import Kernel
     from schedlab.platform.pool import PoolSpec
 
-    specs = JobSpecs.rigid(
-        submit_at=workload.submit_time.tolist(),
-        run_time=workload.run_time.tolist(),
-        requested_time=workload.requested_time.tolist(),
-        procs=workload.procs.tolist(),
-        user=workload.user_id.tolist(),
-        parent=deps.parent.tolist(),
-        think=deps.think.tolist(),
+    specs = JobSpecs.rigid(  # (the workload's arrays: rigid jobs' columns are read as bytes)
+        submit_at=workload.submit_time,
+        run_time=workload.run_time,
+        requested_time=workload.requested_time,
+        procs=workload.procs,
+        user=workload.user_id,
+        parent=deps.parent,
+        think=deps.think,
         speedup=models,
-        attributes={k: v.tolist() for k, v in workload.attributes.items()},
+        attributes=dict(workload.attributes),
     )
     prepare = hooks.prepare
     if prepare is not None:  # a clairvoyant policy plans on the realised instance (CPA)

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from heapq import heappush
 from typing import Any
 
+import numpy as np
+
 from schedlab.engine.actors import Actor, JobEvent, listened_events
 from schedlab.engine.events import ADMIT, DELIVERIES, RELEASED, TRANSIT
 from schedlab.engine.jobs import JobSpecs, JobTable
@@ -83,9 +85,11 @@ class KernelCore:
         self._owner = table.owner  # (read at every job event)
         self._host = table.host
         self.now = 0.0
-        roots = array("q", (j for j, parent in enumerate(table.parent) if parent < 0))
+        roots = np.flatnonzero(np.frombuffer(table.parent, dtype=np.int64) < 0)
         # the jobs released at their submit time, in id order (most runs: all of them)
-        self._roots: Sequence[int] = range(self.n) if len(roots) == self.n else roots
+        self._roots: Sequence[int] = (
+            range(self.n) if len(roots) == self.n else array("q", roots.tolist())
+        )
         # jobs still to be released to each actor (an agent stops asking when none is left)
         self.unreleased = [0] * len(self.actors)
         for a in table.target_actor:

@@ -63,17 +63,17 @@ class JobSpecs:
     def rigid(
         cls,
         *,
-        submit_at: Sequence[float],
-        run_time: Sequence[float],
-        requested_time: Sequence[float],
-        procs: Sequence[int],
-        user: Sequence[int] | None = None,
-        parent: Sequence[int] | None = None,
-        think: Sequence[float] | None = None,
+        submit_at: Sequence[float] | np.ndarray,
+        run_time: Sequence[float] | np.ndarray,
+        requested_time: Sequence[float] | np.ndarray,
+        procs: Sequence[int] | np.ndarray,
+        user: Sequence[int] | np.ndarray | None = None,
+        parent: Sequence[int] | np.ndarray | None = None,
+        think: Sequence[float] | np.ndarray | None = None,
         speedup: Sequence[SpeedupModel] | None = None,
         target_actor: int = -1,
         target_pool: int = 0,
-        attributes: Mapping[str, Sequence[float]] | None = None,
+        attributes: Mapping[str, Sequence[float] | np.ndarray] | None = None,
     ) -> JobSpecs:
         """Jobs of one stream, all sent to one actor (or pool); work from run times.
 
@@ -81,7 +81,23 @@ class JobSpecs:
         trace; its work (the time on one processor) is derived through its model.
         """
         n = len(submit_at)
-        models: list[SpeedupModel] = list(speedup) if speedup is not None else [RIGID] * n
+        if speedup is None:  # every job rigid (a time factor of 1.0): the columns as arrays
+            return cls(
+                release_at=np.asarray(submit_at, dtype=np.float64),
+                work=np.asarray(run_time, dtype=np.float64),
+                requested_work=np.asarray(requested_time, dtype=np.float64),
+                procs=np.asarray(procs, dtype=np.int64),
+                user=np.asarray(user, dtype=np.int64) if user is not None else [-1] * n,
+                speedup=[RIGID] * n,
+                parent=np.asarray(parent, dtype=np.int64) if parent is not None else [-1] * n,
+                think=np.asarray(think, dtype=np.float64) if think is not None else [0.0] * n,
+                target_actor=[target_actor] * n,
+                target_pool=[target_pool] * n,
+                attributes={
+                    k: np.asarray(vs, dtype=np.float64) for k, vs in (attributes or {}).items()
+                },
+            )
+        models: list[SpeedupModel] = list(speedup)
         sizes = [int(p) for p in procs]
         factors = [m.time_factor(p) for m, p in zip(models, sizes)]
         return cls(
@@ -268,13 +284,14 @@ class JobTable:
         self.target_pool = typed("i", specs.target_pool)
         self.parent = typed("q", specs.parent)
         self.release_at = typed("d", specs.release_at)
-        for j, parent in enumerate(self.parent):
-            if parent >= 0:
-                kids = self.children[parent]
-                if kids is None:
-                    self.children[parent] = [j]
-                else:
-                    kids.append(j)
+        parents = np.frombuffer(self.parent, dtype=np.int64)
+        for j in np.flatnonzero(parents >= 0).tolist():  # (dependants: most runs have none)
+            parent = self.parent[j]
+            kids = self.children[parent]
+            if kids is None:
+                self.children[parent] = [j]
+            else:
+                kids.append(j)
         # per-job attributes by global id (spawned jobs: NaN), for actors
         self.attributes = {k: typed("d", v) for k, v in specs.attributes.items()}
         self.roots = len(specs)  # jobs of the workload; ids above are spawned

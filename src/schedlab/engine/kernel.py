@@ -118,7 +118,6 @@ class Kernel(KernelCore):
         pool_kinds, unknown_of_pool = decisions.pool_kinds, decisions.unknown_of_pool
         start_local = decisions.start_local
         actor_kinds, unknown_of_actor = decisions.actor_kinds, decisions.unknown_of_actor
-        dirty_pools = self._dirty_pools  # (cleared in place: the parts append to it)
         nroots = len(roots)
         ri = 0
         root_at = release_at[roots[0]] if nroots else _INF  # the next root's release time
@@ -178,7 +177,7 @@ class Kernel(KernelCore):
                         pool.admit(h[2], self.jobs, now)
                         if not pool.dirty:
                             pool.dirty = True
-                            dirty_pools.append(pool)
+                            self._dirty_pools.append(pool)
                     else:  # a message
                         self.actors[h[5]].on_message(h[6])
                         self._mark_actor(h[5])
@@ -199,9 +198,9 @@ class Kernel(KernelCore):
                         self._actor_dirty[a] = False
                         for order in self.actors[a].schedule(now):
                             actor_kinds.get(type(order), unknown_of_actor)(a, order, now)
-                if dirty_pools:
-                    marked = dirty_pools[:]
-                    dirty_pools.clear()
+                if self._dirty_pools:
+                    marked = self._dirty_pools
+                    self._dirty_pools = []
                     if len(marked) > 1:
                         marked.sort(key=_INDEX)
                     for pool in marked:
@@ -222,7 +221,7 @@ class Kernel(KernelCore):
                                 start_local(pool, local, None, now)
                         view.free_procs = pool.free_total
                 if (
-                    not dirty_pools
+                    not self._dirty_pools
                     and not self._dirty_actors
                     and root_at != now
                     and not (heap and heap[0][0] == now)

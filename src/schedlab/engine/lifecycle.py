@@ -48,7 +48,8 @@ class Lifecycle:
         most ``cap`` seconds from now (what is left of its pool's t_max; a payload runs in
         its host's time: infinite)."""
         k, t = self.k, self.jobs
-        if t.started_at[j] != t.started_at[j]:
+        started = t.started_at[j]
+        if started != started:  # (NaN: its first start)
             t.started_at[j] = now
         elif t.preemptive:  # (else a job starts once: `JobTable.preemptive`)
             since = t.suspended_since[j]

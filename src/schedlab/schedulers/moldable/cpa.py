@@ -73,7 +73,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush, heapreplace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -110,6 +110,11 @@ MAX_ITERATIONS = 1_000_000
 
 
 # -- the instance -------------------------------------------------------------------------
+def _plain(values: Sequence[float] | np.ndarray) -> list[Any]:
+    """A column of `JobSpecs` (a list or a numpy array) as a list of Python numbers."""
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
 @dataclass(frozen=True, eq=False)
 class CpaInstance:
     """A forest of tasks as CPA sees it, by global id (parallel lists).
@@ -183,13 +188,14 @@ class CpaInstance:
         there when kill_on_overrun is on, and `simulate` raises requested to run otherwise.
         A think time below 0 counts as 0, as in the engine.
         """
+        work, requested = _plain(specs.work), _plain(specs.requested_work)
         return cls(
-            work=[w if w <= r else r for w, r in zip(specs.work, specs.requested_work)],
+            work=[w if w <= r else r for w, r in zip(work, requested)],
             models=list(specs.speedup),
-            size=list(specs.procs),
-            parent=list(specs.parent),
-            think=[t if t > 0 else 0.0 for t in specs.think],
-            release_at=list(specs.release_at),
+            size=_plain(specs.procs),
+            parent=_plain(specs.parent),
+            think=[t if t > 0 else 0.0 for t in _plain(specs.think)],
+            release_at=_plain(specs.release_at),
         )
 
     def time(self, j: int, q: int) -> float:
