@@ -230,8 +230,9 @@ class Kernel(KernelCore):
             rounds_total += rounds
             if self.tracer is not None:
                 self.tracer.after_instant(now, self)
-            for obs in observers:
-                obs.after_step(now, self)
+            if observers:
+                for obs in observers:
+                    obs.after_step(now, self)
         wall = time.perf_counter() - clock
         self.jobs.check_all_ended(self.done, [p.name for p in self.pools])
         for obs in observers:

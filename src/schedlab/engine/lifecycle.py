@@ -148,19 +148,7 @@ class Lifecycle:
                 delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
                 k.push(now + delay, ENDS, j, NODES)
             else:
-                groups = t.groups[j]  # (`free_nodes`, inlined: once per job)
-                if groups is not None:
-                    pool.release(groups)
-                    t.groups[j] = None
-                    if k.tracer is not None:
-                        k.tracer.released(j, pool.index, groups, now, k)
-                if pool.step is None:
-                    pool.policy.on_finish(t.local[j])
-                else:  # (`Pool.finished`, inlined: once per job)
-                    pool.ended.append(t.local[j])
-                if not pool.dirty:  # (`KernelCore.mark_pool`)
-                    pool.dirty = True
-                    k._dirty_pools.append(pool)
+                self.nodes_freed(j, pool, now)
         if k.heard:
             k.notify(j, JobEvent.KILLED if t.killed[j] else JobEvent.ENDED)
         if j < t.roots and t.children[j]:
@@ -171,11 +159,26 @@ class Lifecycle:
         t = self.jobs
         pool = self.k.pools[t.where[j]]
         pool.held -= t.alloc_procs[j]
-        self.free_nodes(j, pool)
-        pool.finished(t.local[j])
-        if not pool.dirty:  # (`KernelCore.mark_pool`)
+        self.nodes_freed(j, pool, now)
+
+    def nodes_freed(self, j: int, pool: Pool, now: float) -> None:
+        """Ended job j's nodes are free now (at its end, or mu_env after it): its policy is
+        told (``on_finish``, or a `Steps` policy at its next step) and its pool schedules in
+        this round (`free_nodes` and `KernelCore.mark_pool`, inlined: once per job)."""
+        k, t = self.k, self.jobs
+        groups = t.groups[j]
+        if groups is not None:
+            pool.release(groups)
+            t.groups[j] = None
+            if k.tracer is not None:
+                k.tracer.released(j, pool.index, groups, now, k)
+        if pool.step is None:
+            pool.policy.on_finish(t.local[j])
+        else:
+            pool.ended.append(t.local[j])
+        if not pool.dirty:
             pool.dirty = True
-            self.k._dirty_pools.append(pool)
+            k._dirty_pools.append(pool)
 
     def kill_payloads(self, host: int, now: float) -> None:
         """The host ended or was killed: its payloads are killed with it."""

@@ -270,14 +270,6 @@ class Pool:
                 break
         return taken, power
 
-    def finished(self, local: int) -> None:
-        """Local job ``local`` released its nodes: the policy is told (``on_finish``, or at
-        its next step)."""
-        if self.step is None:
-            self.policy.on_finish(local)
-        else:
-            self.ended.append(local)
-
     def release(self, groups: list[tuple[int, int]]) -> None:
         free = self.free
         for g, k in groups:
