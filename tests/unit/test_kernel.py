@@ -3,6 +3,8 @@ scheduled, dependants, moldable jobs, work kept in work units (issue 9)."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from array import array
 from typing import Any, ClassVar
 
@@ -371,6 +373,32 @@ def test_a_spawned_job_has_every_column_a_root_has(policy: str) -> None:
     assert table.user[pilot] == -1 and table.parent[pilot] == -1 and table.work[pilot] == np.inf
     assert run.host.tolist() == [pilot, pilot, -1]
     assert run.finished_at[pilot] >= max(run.finished_at[:2])
+
+
+@pytest.mark.parametrize("policy", ["easy", "conservative"])
+def test_a_closed_kernel_frees_its_job_table_without_the_collector(policy: str) -> None:
+    """`Kernel.close` leaves no reference cycle that holds the job table: with the cyclic
+    collector off, the table is gone as soon as the kernel is closed (before, `Decisions`,
+    which holds bound methods of its own, kept it until the collector's next pass: through
+    the metrics, a third of a million-job grid's peak memory). The outcome's arrays, views
+    of the columns they were read from, stay valid."""
+    jobs = specs([(0.0, 5.0, 1), (1.0, 5.0, 1)], target_actor=0)
+    kernel = Kernel(
+        jobs=jobs, pools=[(PoolSpec.cluster(4), make_policy(policy))], actors=[OnePilot(0)]
+    )
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        run = kernel.run()
+        table = weakref.ref(kernel.jobs)
+        kernel.close()
+        assert table() is None
+    finally:
+        if collecting:
+            gc.enable()
+    assert run.spawned == 1 and run.host.tolist() == [2, 2, -1]
+    assert run.finished_at[:2].tolist() == [5.0, 6.0]
 
 
 def test_every_event_goes_on_the_heap_at_the_rank_of_its_kind(monkeypatch: Any) -> None:
