@@ -78,7 +78,9 @@ class JobSpecs:
         """Jobs of one stream, all sent to one actor (or pool); work from run times.
 
         A moldable job's run and requested times are those at its requested size, as in a
-        trace; its work (the time on one processor) is derived through its model.
+        trace; its work (the time on one processor) is derived through its model. Without
+        models (every job rigid: work = run time), the columns stay numpy arrays, which the
+        kernel's table reads as bytes.
         """
         n = len(submit_at)
         if speedup is None:  # every job rigid (a time factor of 1.0): the columns as arrays
