@@ -135,14 +135,7 @@ class Decisions:
                 f"policy {_name(pool)!r}: Start(job {local}) at t={now} needs {q} processors but "
                 f"only {pool.free_total} are free"
             )
-        if pool.single:  # (`Pool.allocate`, inlined for one node group: most pools)
-            pool.free[0] -= q
-            pool.free_total -= q
-            for log in pool.change_logs:
-                log.append(pool.index)
-            groups, power = [(0, q)], pool.powers[0]
-        else:
-            groups, power = pool.allocate(q)
+        groups, power = pool.allocate(q)
         t.groups[j] = groups
         pool.queued -= 1
         for log in pool.change_logs:

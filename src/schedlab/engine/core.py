@@ -101,7 +101,7 @@ class KernelCore:
         self.released = 0
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
-        self._dirty_pools: list[Pool] = []  # (each with ``dirty`` set)
+        self._dirty_pools: list[Pool] = []  # (each with ``dirty`` set: `mark`)
         self._dirty_actors: list[int] = []
         self._actor_dirty = [False] * len(self.actors)
         self._watchers: list[list[int]] = [[] for _ in self.pools]  # pool -> actors
@@ -162,10 +162,18 @@ class KernelCore:
 
     def mark_pool(self, i: int) -> None:
         """Pool i schedules in the next round of this instant."""
-        pool = self.pools[i]
+        self.mark(self.pools[i])
+
+    def mark(self, pool: Pool) -> None:
+        """``pool`` schedules in the next round of this instant (once, however often told)."""
         if not pool.dirty:
             pool.dirty = True
             self._dirty_pools.append(pool)
+
+    def enter(self, pool: Pool, j: int, now: float) -> None:
+        """Job j enters ``pool``'s queue now (`Pool.admit`); the pool schedules this round."""
+        pool.admit(j, self.jobs, now)
+        self.mark(pool)
 
     def _mark_actor(self, a: int) -> None:
         if not self._actor_dirty[a]:
@@ -206,10 +214,7 @@ class KernelCore:
             self.arrive(j, p, now)
         else:  # (`arrive`, inlined: every job of a cluster run comes this way)
             self.where[j] = p
-            pool.admit(j, t, now)
-            if not pool.dirty:
-                pool.dirty = True
-                self._dirty_pools.append(pool)
+            self.enter(pool, j, now)
 
     def arrive(self, j: int, p: int, now: float) -> None:
         """Job j reaches pool p; its policy sees it after the receive delay."""
@@ -222,7 +227,4 @@ class KernelCore:
             delay = pool.mu_rec if pool.rec is None else pool.rec.sample(pool.service_rng)
             self.push(now + delay, DELIVERIES, j, ADMIT, p)
         else:
-            pool.admit(j, self.jobs, now)
-            if not pool.dirty:
-                pool.dirty = True
-                self._dirty_pools.append(pool)
+            self.enter(pool, j, now)

@@ -174,10 +174,7 @@ class Kernel(KernelCore):
                     elif kind == ADMIT:
                         pool = self.pools[h[5]]
                         pool.received -= 1
-                        pool.admit(h[2], self.jobs, now)
-                        if not pool.dirty:
-                            pool.dirty = True
-                            self._dirty_pools.append(pool)
+                        self.enter(pool, h[2], now)
                     else:  # a message
                         self.actors[h[5]].on_message(h[6])
                         self._mark_actor(h[5])

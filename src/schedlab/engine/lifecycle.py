@@ -164,21 +164,14 @@ class Lifecycle:
     def nodes_freed(self, j: int, pool: Pool, now: float) -> None:
         """Ended job j's nodes are free now (at its end, or mu_env after it): its policy is
         told (``on_finish``, or a `Steps` policy at its next step) and its pool schedules in
-        this round (`free_nodes` and `KernelCore.mark_pool`, inlined: once per job)."""
-        k, t = self.k, self.jobs
-        groups = t.groups[j]
-        if groups is not None:
-            pool.release(groups)
-            t.groups[j] = None
-            if k.tracer is not None:
-                k.tracer.released(j, pool.index, groups, now, k)
+        this round."""
+        self.free_nodes(j, pool)
+        local = self.jobs.local[j]
         if pool.step is None:
-            pool.policy.on_finish(t.local[j])
+            pool.policy.on_finish(local)
         else:
-            pool.ended.append(t.local[j])
-        if not pool.dirty:
-            pool.dirty = True
-            k._dirty_pools.append(pool)
+            pool.ended.append(local)
+        self.k.mark(pool)
 
     def kill_payloads(self, host: int, now: float) -> None:
         """The host ended or was killed: its payloads are killed with it."""

@@ -140,7 +140,7 @@ class Pool:
         self.change_logs: tuple[list[int], ...] = ()
         self.running = 0
         self.held = 0  # processors of ended jobs not released yet (mu_env)
-        self.dirty = False  # it schedules in the next round (`KernelCore.mark_pool`)
+        self.dirty = False  # it schedules in the next round (`KernelCore.mark`)
         self.view: ClusterView = PoolView(
             clock,
             total_procs=self.total,
