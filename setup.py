@@ -2,7 +2,8 @@
 
 ``optional=True``: without a working C compiler the install still succeeds and
 schedlab.platform falls back to the pure-Python profile, schedlab.workload.swf to
-``numpy.loadtxt`` for the job lines (same values, parsing about 10x slower).
+``numpy.loadtxt`` for the job lines (same values, parsing about 10x slower), and
+schedlab.engine.queue to its `heapq` twin (same order of events).
 """
 
 from setuptools import Extension, setup
@@ -12,6 +13,12 @@ setup(
         Extension(
             "schedlab.platform._cprofile",
             ["src/schedlab/platform/_cprofile.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "schedlab.engine._cevents",
+            ["src/schedlab/engine/_cevents.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -1,5 +1,5 @@
 """The state every part of a kernel run shares (`KernelCore`): the jobs, the pools and
-actors, the event heap, who has to schedule this round, and the deliveries of jobs.
+actors, the event queue, who has to schedule this round, and the deliveries of jobs.
 
 The kernel's loop (`engine.kernel.Kernel`), the decisions it applies (`engine.apply`) and the
 life of its jobs (`engine.lifecycle`) all work on this state; it imports none of them.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from heapq import heappush
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ from schedlab.engine.events import ADMIT, DELIVERIES, RELEASED, TRANSIT
 from schedlab.engine.jobs import JobSpecs, JobTable
 from schedlab.engine.pools import Clock, Pool
 from schedlab.engine.protocol import Policy
+from schedlab.engine.queue import EventQueue
 from schedlab.errors import PolicyError
 from schedlab.platform.pool import PoolSpec
 
@@ -99,8 +99,7 @@ class KernelCore:
         self.running = 0
         self.done = 0
         self.released = 0
-        self._heap: list[tuple[Any, ...]] = []
-        self._seq = 0
+        self.events = EventQueue()  # every event in flight (`engine.queue`)
         self._dirty_pools: list[Pool] = []  # (each with ``dirty`` set: `mark`)
         self._dirty_actors: list[int] = []
         self._actor_dirty = [False] * len(self.actors)
@@ -152,13 +151,12 @@ class KernelCore:
     ) -> None:
         """An event of ``kind`` (an `EventKind`) at ``t``: ``rank`` (``RANK[kind]``, passed
         by the caller: the hot path looks nothing up) and ``order`` place it among those of
-        its instant (`engine.events`)."""
-        self._seq += 1
-        heappush(self._heap, (t, rank, order, self._seq, kind, a, b))
+        its instant (`engine.events`); the kernel pops ``(kind, order, a, b)``."""
+        self.events.push(t, rank, order, kind, a, b)
 
     def wake_order(self) -> int:
         """The order of a wake-up among those of its instant: the order it was asked."""
-        return self._seq
+        return self.events.seq
 
     def mark_pool(self, i: int) -> None:
         """Pool i schedules in the next round of this instant."""

@@ -5,7 +5,7 @@ One loop carries clusters, grids and moldable applications. Its pieces, one modu
 * **Jobs** (`engine.jobs`): a global id each (their position in the workload; spawned jobs
   are appended), their state in one `JobTable`. Roots stream from one sorted array; a
   dependant is released when its parent ends, after its think time (SWF fields 17 and 18).
-  Only what is in flight sits in the heap.
+  Only what is in flight sits in the event queue (`engine.queue`).
 * **Lifecycle** (`engine.lifecycle`): run segments, with durations from work, allocation and
   node power through the job's speed-up model; ends, node releases, payloads, dependants.
 * **Pools** (`engine.pools`): batch queues with node groups, one policy instance, a
@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import time
 from functools import cached_property
-from heapq import heappop
 from operator import attrgetter
 
 from schedlab.engine.actors import watched_pools
@@ -106,7 +105,13 @@ class Kernel(KernelCore):
     def _run(self) -> KernelRun:
         clock = time.perf_counter()
         self._start()
-        heap = self._heap
+        events = self.events
+        next_time, pop_at, order_at, pop = (
+            events.next_time,
+            events.pop_at,
+            events.order_at,
+            events.pop,
+        )
         shared = self.clock
         roots = self._roots
         release_at = self.jobs.release_at
@@ -127,7 +132,7 @@ class Kernel(KernelCore):
         observers = self.observers
         max_rounds = self.max_rounds
         while True:
-            now = heap[0][0] if heap else _INF
+            now = next_time()
             if root_at < now:
                 now = root_at
             if now == _INF:
@@ -145,46 +150,45 @@ class Kernel(KernelCore):
                         "decisions in one instant (actors or policies keep answering each "
                         "other without time passing)"
                     )
-                # 1. completions and node releases, in job order
-                while heap and heap[0][0] == now and heap[0][1] == ENDS:
-                    ev = heappop(heap)
-                    if ev[4] == END:
-                        if ev[5] == gen[ev[2]]:
-                            complete(ev[2], now)
+                # 1. completions and node releases, in job order (an event: kind, order, a, b)
+                ev = pop_at(now, ENDS)
+                while ev is not None:
+                    if ev[0] == END:
+                        if ev[2] == gen[ev[1]]:  # (else a stale end: the segment stopped)
+                            complete(ev[1], now)
                     else:
-                        release_nodes(ev[2], now)
+                        release_nodes(ev[1], now)
+                    ev = pop_at(now, ENDS)
                 # 2. releases, arrivals, admissions (job order, roots merged in), messages
                 while True:
-                    h = heap[0] if heap else None
-                    if h is not None and (h[0] != now or h[1] != DELIVERIES):
-                        h = None
-                    if root_at == now and (h is None or roots[ri] < h[2]):
+                    order = order_at(now, DELIVERIES)  # (-1: none left at this instant)
+                    if root_at == now and (order < 0 or roots[ri] < order):
                         deliver(roots[ri], now)
                         ri += 1
                         root_at = release_at[roots[ri]] if ri < nroots else _INF
                         continue
-                    if h is None:
+                    if order < 0:
                         break
-                    heappop(heap)
-                    kind = h[4]
+                    kind, j, a, b = pop()
                     if kind == RELEASE:
-                        deliver(h[2], now)
+                        deliver(j, now)
                     elif kind == ARRIVE:
-                        self.arrive(h[2], h[5], now)
+                        self.arrive(j, a, now)
                     elif kind == ADMIT:
-                        pool = self.pools[h[5]]
+                        pool = self.pools[a]
                         pool.received -= 1
-                        self.enter(pool, h[2], now)
+                        self.enter(pool, j, now)
                     else:  # a message
-                        self.actors[h[5]].on_message(h[6])
-                        self._mark_actor(h[5])
+                        self.actors[a].on_message(b)
+                        self._mark_actor(a)
                 # 3. wake-ups
-                while heap and heap[0][0] == now and heap[0][1] == WAKES:
-                    ev = heappop(heap)
-                    if ev[4] == WAKE_POOL:
-                        self.mark_pool(ev[5])
+                ev = pop_at(now, WAKES)
+                while ev is not None:
+                    if ev[0] == WAKE_POOL:
+                        self.mark_pool(ev[2])
                     else:
-                        self._mark_actor(ev[5])
+                        self._mark_actor(ev[2])
+                    ev = pop_at(now, WAKES)
                 # 4. actors, then 5. pools, that had an event, in index order
                 if self._dirty_actors:
                     dirty = self._dirty_actors
@@ -193,8 +197,8 @@ class Kernel(KernelCore):
                         dirty.sort()
                     for a in dirty:
                         self._actor_dirty[a] = False
-                        for order in self.actors[a].schedule(now):
-                            actor_kinds.get(type(order), unknown_of_actor)(a, order, now)
+                        for decision in self.actors[a].schedule(now):
+                            actor_kinds.get(type(decision), unknown_of_actor)(a, decision, now)
                 if self._dirty_pools:
                     marked = self._dirty_pools
                     self._dirty_pools = []
@@ -221,7 +225,7 @@ class Kernel(KernelCore):
                     not self._dirty_pools
                     and not self._dirty_actors
                     and root_at != now
-                    and not (heap and heap[0][0] == now)
+                    and next_time() != now
                 ):
                     break
             rounds_total += rounds
