@@ -140,3 +140,15 @@ def test_the_kernel_uses_the_c_queue_when_it_is_built() -> None:
         assert queue_module.EventQueue is CEventQueue
     else:
         assert queue_module.EventQueue is PyEventQueue
+
+
+def test_version_says_which_event_queue_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`schedlab --version` names the queue the kernel uses, read from the files (numpy
+    unimported), and says when SCHEDLAB_PURE_PYTHON overrides the compiled one."""
+    from schedlab.about import event_queue_note, version_line
+
+    note = event_queue_note()
+    assert note in version_line()
+    assert (note == "event queue: C extension") == queue_module.USING_C_QUEUE
+    monkeypatch.setenv("SCHEDLAB_PURE_PYTHON", "1")
+    assert event_queue_note().startswith("event queue: heapq (")
