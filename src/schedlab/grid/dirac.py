@@ -287,12 +287,13 @@ class _Dirac:
         inbox = self._inbox
         self._inbox = []
         for item in inbox:
-            if isinstance(item, Request):
+            if type(item) is _Event:  # (news of a job: the most frequent item)
+                job, event = item
+                self._job_event(job, event, now, out)
+            elif isinstance(item, Request):
                 self._match(item, now, out)
             elif isinstance(item, Reply):
                 self._answered(item, now, out)
-            else:
-                self._job_event(item.job, item.event, now, out)
         if self._dirty:
             dirty = sorted(self._dirty)
             self._dirty.clear()
@@ -634,7 +635,8 @@ class _Dirac:
                     self._progressed(now)
                 del self._pilots[job]
             return
-        self._progressed(now)  # any other job's start or end
+        self._progress += 1  # any other job's start or end (`_progressed`, inlined)
+        self._progress_at = now
         host = self._hosts.get(job)
         if host is not None:  # a payload
             if event == _STARTED:
