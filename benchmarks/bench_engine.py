@@ -11,7 +11,9 @@ For each trace and policy it runs, in child processes interleaved so that machin
 every variant alike (``--repeat`` rounds): this checkout's inlined loop
 (``engine="inlined"``), its general kernel (``engine="general"``, one pool, jobs delivered
 straight to it) and, with ``--baseline``, another checkout (its ``src`` folder first on
-``PYTHONPATH``; its default engine, or ``--baseline-engine``). Each child reports the CPU
+``PYTHONPATH``; its default engine, or ``--baseline-engine``; copy its compiled extensions,
+``src/schedlab/*/_c*.so``, into it: a warning follows the table when the sides do not run
+the same compiled parts, as ``schedlab --version`` names them). Each child reports the CPU
 time of ``simulate`` (set-up, loop and outcome; not the trace's reading) and its peak
 resident memory once the metrics are computed. The table gives medians, and the kernel's
 CPU and memory over the inlined loop's as the median of the rounds' ratios (the goal of
@@ -35,6 +37,7 @@ DEFAULT_TRACES = ["SDSC-BLUE-2000-4.2-cln.swf.gz", "HPC2N-2002-2.1-cln.swf.gz"]
 
 CHILD = """
 import json, sys, resource, time, schedlab
+from schedlab.about import version_line
 trace, policy, engine = sys.argv[1:4]
 wl = schedlab.read_swf(trace)
 kw = {} if engine == "default" else {"engine": engine}
@@ -43,7 +46,8 @@ result = schedlab.simulate(wl, policy, **kw)
 cpu = time.process_time() - cpu
 wait = result.summary()["mean_wait_time"]
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"cpu": cpu, "jobs": len(wl), "rss": peak, "wait": wait}))
+print(json.dumps({"cpu": cpu, "jobs": len(wl), "rss": peak, "wait": wait,
+                  "compiled": version_line().split("; ", 1)[1]}))
 """
 
 ACTOR_CHILD = """
@@ -91,6 +95,7 @@ def main() -> None:
     names = " | ".join(f"{v[0]} CPU, peak" for v in variants)
     print(f"| trace | policy | {names} | general / inlined: CPU, peak |")
     print("|---|---|" + "---|" * (len(variants) + 1))
+    compiled: set[tuple[str, str]] = set()  # (side, what its --version says runs compiled)
     for name in args.traces.split(","):
         trace = str(WORKLOADS / name)
         for policy in args.policies.split(","):
@@ -113,6 +118,11 @@ def main() -> None:
                 f"| {name.split('.')[0]} | {policy} | {' | '.join(cells)} | "
                 f"{cpu_ratio:.2f}x, {rss_ratio:.2f}x{same} |"
             )
+            compiled.update((label, r["compiled"]) for label, got in runs.items() for r in got)
+    if len({line for _, line in compiled}) > 1:  # e.g. a baseline without its .so files
+        print("\nWARNING: the sides do not run the same compiled parts:")
+        for label, line in sorted(compiled):
+            print(f"- {label}: {line}")
     got = min(
         (child(ACTOR_CHILD, [str(args.actor_jobs)]) for _ in range(args.repeat)),
         key=lambda g: g["sim"],
