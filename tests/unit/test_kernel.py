@@ -402,23 +402,25 @@ def test_a_closed_kernel_frees_its_job_table_without_the_collector(policy: str) 
 
 
 def test_every_event_goes_on_the_heap_at_the_rank_of_its_kind(monkeypatch: Any) -> None:
-    """The callers of `KernelCore.push` pass each event's rank themselves (the hot path
-    looks nothing up): over runs that make every kind of event (ends and node releases,
-    releases of dependants, arrivals and admissions, messages, wake-ups of pools and
-    actors), each one's rank is the one `engine.events.RANK` writes for its kind."""
-    from schedlab.engine.core import KernelCore
+    """The callers of the event queue's `push` pass each event's rank themselves (the hot
+    path looks nothing up): over runs that make every kind of event (ends and node
+    releases, releases of dependants, arrivals and admissions, messages, wake-ups of pools
+    and actors), each one's rank is the one `engine.events.RANK` writes for its kind (every
+    push is recorded, at the queue)."""
+    from schedlab.engine import core
     from schedlab.engine.events import RANK, EventKind
+    from schedlab.engine.queue import PyEventQueue
     from schedlab.grid.platforms import load_platform_source
     from schedlab.workload.streams import platform_stream
 
     seen: set[tuple[int, int]] = set()
-    push = KernelCore.push
 
-    def recording(self: Any, t: float, rank: int, order: int, kind: int, *args: Any) -> None:
-        seen.add((kind, rank))
-        push(self, t, rank, order, kind, *args)
+    class Recording(PyEventQueue):
+        def push(self, t: float, rank: int, order: int, kind: int, *args: Any) -> None:
+            seen.add((kind, rank))
+            super().push(t, rank, order, kind, *args)
 
-    monkeypatch.setattr(KernelCore, "push", recording)
+    monkeypatch.setattr(core, "EventQueue", Recording)
     dirac = load_platform_source("builtin:dirac")  # mu_rec, mu_env, messages, pilots
     stream = platform_stream(dirac, {"meta_jobs": 40, "local_jobs": 10}, seed=1)
     for meta in ("static", "pilot_filling", "push"):

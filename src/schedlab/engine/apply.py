@@ -260,7 +260,7 @@ class Decisions:
     def wake_pool(self, pool: Pool, d: WakeAt, now: float) -> None:
         when = float(d.time)
         if when > now:
-            self.k.push(when, WAKES, self.k.wake_order(), WAKE_POOL, pool.index)
+            self.k.events.push(when, WAKES, self.k.events.seq, WAKE_POOL, pool.index)
 
     # -- an actor -------------------------------------------------------------------------
     def _actor_name(self, a: int) -> str:
@@ -301,7 +301,7 @@ class Decisions:
         t.state[j] = TRANSIT
         delay = float(d.delay)
         if delay > 0:
-            k.push(now + delay, DELIVERIES, j, ARRIVE, d.pool)
+            k.events.push(now + delay, DELIVERIES, j, ARRIVE, d.pool)
         elif delay == 0:
             k.arrive(j, d.pool, now)
         else:
@@ -314,7 +314,9 @@ class Decisions:
         delay = float(d.delay)
         if not delay >= 0:
             raise PolicyError(f"actor {self._actor_name(a)}: Send with delay {delay} < 0")
-        k.push(now + delay, DELIVERIES, MESSAGE_ORDER + k.events.seq, MESSAGE, d.actor, d.message)
+        k.events.push(
+            now + delay, DELIVERIES, MESSAGE_ORDER + k.events.seq, MESSAGE, d.actor, d.message
+        )
 
     def spawn(self, a: int, d: Spawn, now: float) -> None:
         """A new open-ended job (a pilot) of actor a, dispatched to ``d.pool`` at once."""
@@ -404,4 +406,4 @@ class Decisions:
     def wake_actor(self, a: int, d: WakeAt, now: float) -> None:
         when = float(d.time)
         if when > now:
-            self.k.push(when, WAKES, self.k.wake_order(), WAKE_ACTOR, a)
+            self.k.events.push(when, WAKES, self.k.events.seq, WAKE_ACTOR, a)

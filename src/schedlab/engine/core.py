@@ -99,7 +99,10 @@ class KernelCore:
         self.running = 0
         self.done = 0
         self.released = 0
-        self.events = EventQueue()  # every event in flight (`engine.queue`)
+        # every event in flight (`engine.queue`): an event of kind k is pushed at the rank
+        # ``RANK[k]`` (passed by its caller: the hot path looks nothing up); a wake-up's and a
+        # message's order is the count of pushes when it was asked (``events.seq``)
+        self.events = EventQueue()
         self._dirty_pools: list[Pool] = []  # (each with ``dirty`` set: `mark`)
         self._dirty_actors: list[int] = []
         self._actor_dirty = [False] * len(self.actors)
@@ -146,18 +149,6 @@ class KernelCore:
         return self.jobs.attributes
 
     # -- bookkeeping helpers ------------------------------------------------------------
-    def push(
-        self, t: float, rank: int, order: int, kind: int, a: Any = None, b: Any = None
-    ) -> None:
-        """An event of ``kind`` (an `EventKind`) at ``t``: ``rank`` (``RANK[kind]``, passed
-        by the caller: the hot path looks nothing up) and ``order`` place it among those of
-        its instant (`engine.events`); the kernel pops ``(kind, order, a, b)``."""
-        self.events.push(t, rank, order, kind, a, b)
-
-    def wake_order(self) -> int:
-        """The order of a wake-up among those of its instant: the order it was asked."""
-        return self.events.seq
-
     def mark_pool(self, i: int) -> None:
         """Pool i schedules in the next round of this instant."""
         self.mark(self.pools[i])
@@ -223,6 +214,6 @@ class KernelCore:
             for log in pool.change_logs:
                 log.append(p)
             delay = pool.mu_rec if pool.rec is None else pool.rec.sample(pool.service_rng)
-            self.push(now + delay, DELIVERIES, j, ADMIT, p)
+            self.events.push(now + delay, DELIVERIES, j, ADMIT, p)
         else:
             self.enter(pool, j, now)

@@ -64,7 +64,7 @@ class Lifecycle:
         if t.open_ended[j]:
             limit = t.requested_s[j] - (t.pool_time[j] if t.preemptive else 0.0)
             t.will_kill[j] = True
-            k.push(now + (limit if limit < cap else cap), ENDS, j, END, t.gen[j])
+            k.events.push(now + (limit if limit < cap else cap), ENDS, j, END, t.gen[j])
             return
         model = t.model[j]
         # (a rigid job's factor is 1.0: the same bits without the call)
@@ -87,7 +87,7 @@ class Lifecycle:
         if cap < stop:
             stop = cap
         t.will_kill[j] = stop < remaining
-        k.events.push(now + stop, ENDS, j, END, t.gen[j])  # (`KernelCore.push`, inlined)
+        k.events.push(now + stop, ENDS, j, END, t.gen[j])
 
     def stop_segment(self, j: int, now: float) -> float:
         """Close job j's running segment: count its work and time; returns the seconds."""
@@ -145,7 +145,7 @@ class Lifecycle:
                     pool.on_end(t.local[j])
                 pool.held += t.alloc_procs[j]
                 delay = pool.mu_env if pool.env is None else pool.env.sample(pool.service_rng)
-                k.push(now + delay, ENDS, j, NODES)
+                k.events.push(now + delay, ENDS, j, NODES)
             else:
                 self.nodes_freed(j, pool, now)
         if k.heard:
@@ -185,4 +185,4 @@ class Lifecycle:
         if kids:
             for c in kids:
                 think = t.think[c]
-                self.k.push(now + (think if think > 0 else 0.0), DELIVERIES, c, RELEASE)
+                self.k.events.push(now + (think if think > 0 else 0.0), DELIVERIES, c, RELEASE)
