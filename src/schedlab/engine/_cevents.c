@@ -97,7 +97,7 @@ as_long_long(PyObject *value, long long *out, const char *what)
 {
     long long v = PyLong_AsLongLong(value);
     if (v == -1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_TypeError, "EventQueue.push: %s must be an int", what);
+        PyErr_Format(PyExc_TypeError, "EventQueue: %s must be an int", what);
         return -1;
     }
     *out = v;
@@ -148,29 +148,32 @@ EventQueue_next_time(EventQueue *self, PyObject *Py_UNUSED(ignored))
     return PyFloat_FromDouble(self->n ? self->heap[0].t : Py_HUGE_VAL);
 }
 
+/* whether the top is an event of rank args[1] at time args[0] (``name(now, rank)``): 1 or
+   0, -1 with an exception set on bad arguments */
 static int
-parse_at(PyObject *const *args, Py_ssize_t nargs, const char *name, double *now,
-         long long *rank)
+top_is(EventQueue *self, PyObject *const *args, Py_ssize_t nargs, const char *name)
 {
     if (nargs != 2) {
         PyErr_Format(PyExc_TypeError, "EventQueue.%s(now, rank)", name);
         return -1;
     }
-    *now = PyFloat_AsDouble(args[0]);
-    if (*now == -1.0 && PyErr_Occurred())
+    double now = PyFloat_AsDouble(args[0]);
+    if (now == -1.0 && PyErr_Occurred())
         return -1;
-    return as_long_long(args[1], rank, "rank");
+    long long rank;
+    if (as_long_long(args[1], &rank, "rank") < 0)
+        return -1;
+    return self->n && self->heap[0].t == now && self->heap[0].rank == rank;
 }
 
 /* pop_at(now, rank): the top's item if it is an event of that rank at now, else None */
 static PyObject *
 EventQueue_pop_at(EventQueue *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    double now;
-    long long rank;
-    if (parse_at(args, nargs, "pop_at", &now, &rank) < 0)
+    int here = top_is(self, args, nargs, "pop_at");
+    if (here < 0)
         return NULL;
-    if (self->n && self->heap[0].t == now && self->heap[0].rank == rank)
+    if (here)
         return take_top(self);
     Py_RETURN_NONE;
 }
@@ -179,13 +182,10 @@ EventQueue_pop_at(EventQueue *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 EventQueue_order_at(EventQueue *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    double now;
-    long long rank;
-    if (parse_at(args, nargs, "order_at", &now, &rank) < 0)
+    int here = top_is(self, args, nargs, "order_at");
+    if (here < 0)
         return NULL;
-    if (self->n && self->heap[0].t == now && self->heap[0].rank == rank)
-        return PyLong_FromLongLong(self->heap[0].order);
-    return PyLong_FromLong(-1);
+    return PyLong_FromLongLong(here ? self->heap[0].order : -1);
 }
 
 static PyObject *
