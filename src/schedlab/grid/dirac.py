@@ -92,19 +92,18 @@ import math
 from collections import deque
 from dataclasses import asdict, dataclass
 from heapq import heappop, heappush
-from typing import ClassVar, Literal, NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from schedlab.engine.actors import Actor, JobEvent, PlatformView
 from schedlab.engine.decisions import ActorDecision, Dispatch, End, RunIn, Send, Spawn, WakeAt
 from schedlab.engine.events import JobState
-from schedlab.errors import ConfigError, PolicyError
+from schedlab.errors import PolicyError
 from schedlab.grid.context import GridContext
+from schedlab.grid.dirac_params import PROBES, DiracParams, PilotParams, Probe, check_polling
 from schedlab.grid.registry import register_meta_scheduler
 from schedlab.grid.taskqueue import Reply, Request, Resource, TaskQueue
-from schedlab.platform.service import MAX_DELAY
-from schedlab.validators import is_number
 
 __all__ = [
     "KINDS",
@@ -134,9 +133,6 @@ _SPAWNED, _STARTED, _EVICTED = JobEvent.SPAWNED, JobEvent.STARTED, JobEvent.EVIC
 # ``__new__``: 100 ns against 235, and a pull makes five (with every field given)
 _make = tuple.__new__
 _NO_ORG = -1  # the organisation of jobs without an ``org`` attribute
-MAX_EPSILON = 100.0  # depth / nodes an agent may fill its queue to (paper: 0.3)
-MIN_RETRY = 1e-3  # seconds an agent waits at least after a negative answer
-MAX_POLLS = 10_000_000  # requests a stream's span may call for (`check_polling`)
 MAX_REQUESTS = 20_000_000  # requests a run may make before it is stopped
 
 
@@ -661,26 +657,6 @@ class _Dirac:
             self._dirty.add(where)
 
 
-def check_polling(meta: object, pools: int, span: float, option: str = "retry") -> None:
-    """ConfigError (at ``option``) when DIRAC agents (``meta``'s params are `DiracParams`)
-    would ask the matcher more than `MAX_POLLS` times while a stream's jobs arrive over
-    ``span`` seconds at ``pools`` queues: an agent with nothing to take asks every ``retry``
-    s. Others meta-schedulers pass."""
-    params = getattr(meta, "params", None)
-    if not isinstance(params, DiracParams) or not span > 0:
-        return
-    polls = span / params.retry * max(pools, 1)
-    if polls > MAX_POLLS:
-        raise ConfigError(
-            option,
-            params.retry,
-            f"at least {span * max(pools, 1) / MAX_POLLS:.3g} s here: each agent asks the "
-            f"matcher every retry seconds while jobs are still to come, and this stream's jobs "
-            f"arrive over {span:.3g} s at {pools} queues (about {polls:,.0f} requests; at most "
-            f"{MAX_POLLS:,})",
-        )
-
-
 def _later(now: float, delay: float) -> float:
     """``now + delay``, and never ``now`` itself: at a large clock a short delay would be
     lost to rounding and an agent would ask again at the same instant, for ever."""
@@ -689,56 +665,6 @@ def _later(now: float, delay: float) -> float:
 
 
 # -- the registered meta-schedulers ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DiracParams:
-    """``epsilon``: an agent asks while depth / nodes < epsilon (paper: 0.3); ``retry``:
-    seconds an agent waits after a negative answer, default 60 s
-    (docs/model.md, "Meta-schedulers", gives its effect); ``jitter`` in [0, 1):
-    each wait is drawn uniformly in retry x [1 - jitter, 1 + jitter), seeded by the context's
-    seed, so that agents answered at the same instant do not ask again in step (0: exactly
-    ``retry``, the paper's rule)."""
-
-    epsilon: float = 0.3
-    retry: float = 60.0
-    jitter: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not (is_number(self.epsilon) and 0 < self.epsilon <= MAX_EPSILON):
-            raise ConfigError(
-                "dirac parameter epsilon", self.epsilon, f"a number > 0, at most {MAX_EPSILON:g}"
-            )
-        if not (is_number(self.retry) and MIN_RETRY <= self.retry <= MAX_DELAY):
-            raise ConfigError(
-                "dirac parameter retry",
-                self.retry,
-                f"seconds > 0, in [{MIN_RETRY:g}, {MAX_DELAY:g}]",
-            )
-        if not (is_number(self.jitter) and 0 <= self.jitter < 1):
-            raise ConfigError("dirac parameter jitter", self.jitter, "a fraction in [0, 1)")
-
-
-Probe = Literal["literal", "unclaimed", "unclaimed_own"]
-PROBES: tuple[Probe, ...] = ("literal", "unclaimed", "unclaimed_own")
-"""Readings of "the matcher has work" for a pilot agent's probe (module docstring)."""
-
-
-@dataclass(frozen=True)
-class PilotParams(DiracParams):
-    """`DiracParams` and ``probe``: when a pilot agent's probe is positive. ``"unclaimed"``
-    (default): while the classes the probe's processors fit hold more jobs fitting it than
-    pilots of all agents are promised for those classes (a pilot is promised from its positive
-    probe until its first pull is matched); ``"unclaimed_own"``: the same against this
-    agent's promised pilots only; ``"literal"``: while any job fits (module docstring;
-    docs/model.md compares the three on the paper's Table 2)."""
-
-    probe: Probe = "unclaimed"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.probe not in PROBES:
-            raise ConfigError("dirac parameter probe", self.probe, list(PROBES))
 
 
 class _DiracBase:
