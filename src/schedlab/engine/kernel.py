@@ -151,14 +151,12 @@ class Kernel(KernelCore):
                         "other without time passing)"
                     )
                 # 1. completions and node releases, in job order (an event: kind, order, a, b)
-                ev = pop_at(now, ENDS)
-                while ev is not None:
+                while (ev := pop_at(now, ENDS)) is not None:
                     if ev[0] == END:
                         if ev[2] == gen[ev[1]]:  # (else a stale end: the segment stopped)
                             complete(ev[1], now)
                     else:
                         release_nodes(ev[1], now)
-                    ev = pop_at(now, ENDS)
                 # 2. releases, arrivals, admissions (job order, roots merged in), messages
                 while True:
                     order = order_at(now, DELIVERIES)  # (-1: none left at this instant)
@@ -182,13 +180,11 @@ class Kernel(KernelCore):
                         self.actors[a].on_message(b)
                         self._mark_actor(a)
                 # 3. wake-ups
-                ev = pop_at(now, WAKES)
-                while ev is not None:
+                while (ev := pop_at(now, WAKES)) is not None:
                     if ev[0] == WAKE_POOL:
                         self.mark_pool(ev[2])
                     else:
                         self._mark_actor(ev[2])
-                    ev = pop_at(now, WAKES)
                 # 4. actors, then 5. pools, that had an event, in index order
                 if self._dirty_actors:
                     dirty = self._dirty_actors
