@@ -5,10 +5,10 @@ start."""
 
 from __future__ import annotations
 
-import os
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
+from schedlab.compiled import pure_python_forced
 from schedlab.platform import profile_note
 from schedlab.version import __version__
 from schedlab.workload.cparser import load_c_parser, parser_note_for
@@ -20,7 +20,7 @@ def event_queue_note() -> str:
     folder = Path(__file__).parent / "engine"
     if not any((folder / f"_cevents{suffix}").is_file() for suffix in EXTENSION_SUFFIXES):
         return "event queue: heapq (the C extension was not compiled)"
-    if os.environ.get("SCHEDLAB_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python_forced():
         return "event queue: heapq (SCHEDLAB_PURE_PYTHON is set)"
     return "event queue: C extension"
 

@@ -17,9 +17,10 @@ profile (`schedlab.platform`).
 from __future__ import annotations
 
 import math
-import os
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
+
+from schedlab.compiled import pure_python_forced
 
 __all__ = ["CEventQueue", "EventQueue", "PyEventQueue", "USING_C_QUEUE"]
 
@@ -79,10 +80,7 @@ def _load_c_queue() -> type[PyEventQueue] | None:
 
 
 CEventQueue = _load_c_queue()
-USING_C_QUEUE = CEventQueue is not None and os.environ.get("SCHEDLAB_PURE_PYTHON", "") in (
-    "",
-    "0",
-)
+USING_C_QUEUE = CEventQueue is not None and not pure_python_forced()
 
 if TYPE_CHECKING:
     EventQueue = PyEventQueue

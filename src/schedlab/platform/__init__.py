@@ -14,10 +14,10 @@ conservative and DBF are then about 4x slower, which nobody should find out by a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from schedlab.compiled import pure_python_forced
 from schedlab.platform.profile import Profile as PyProfile
 from schedlab.platform.profile import split_due as py_split_due
 
@@ -39,7 +39,7 @@ def _load_split_due() -> Callable[[list[int], Sequence[float], float], tuple[lis
 
 
 CProfile = _load_c_profile()
-USING_C_PROFILE = CProfile is not None and os.environ.get("SCHEDLAB_PURE_PYTHON", "") in ("", "0")
+USING_C_PROFILE = CProfile is not None and not pure_python_forced()
 
 if TYPE_CHECKING:
     from schedlab.platform.profile import Profile
