@@ -3,7 +3,8 @@
 ``optional=True``: without a working C compiler the install still succeeds and
 schedlab.platform falls back to the pure-Python profile, schedlab.workload.swf to
 ``numpy.loadtxt`` for the job lines (same values, parsing about 10x slower), and
-schedlab.engine.queue to its `heapq` twin (same order of events).
+schedlab.engine.queue to its `heapq` twin (same order of events) and the kernel to its loop
+in Python (`Kernel._loop`: the same results).
 """
 
 from setuptools import Extension, setup
@@ -21,6 +22,14 @@ setup(
             ["src/schedlab/engine/_cevents.c"],
             optional=True,
             extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "schedlab.engine._ckernel",
+            ["src/schedlab/engine/_ckernel.c", "src/schedlab/engine/_ckernel_jobs.c"],
+            depends=["src/schedlab/engine/_ckernel.h"],
+            optional=True,
+            # (no fused multiply-adds: the same bits as the Python twin's arithmetic)
+            extra_compile_args=["-O2", "-ffp-contract=off"],
         ),
         Extension(
             "schedlab.workload._cswf",

@@ -104,6 +104,8 @@ as_long_long(PyObject *value, long long *out, const char *what)
     return 0;
 }
 
+static int capi_push(PyObject *q, double t, long long rank, long long order, PyObject *item);
+
 /* push(t, rank, order, kind, a=None, b=None) */
 static PyObject *
 EventQueue_push(EventQueue *self, PyObject *const *args, Py_ssize_t nargs)
@@ -125,21 +127,54 @@ EventQueue_push(EventQueue *self, PyObject *const *args, Py_ssize_t nargs)
     ev.item = PyTuple_Pack(4, args[3], args[2], a, b);
     if (ev.item == NULL)
         return NULL;
+    if (capi_push((PyObject *)self, ev.t, ev.rank, ev.order, ev.item) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* -- the C API other extensions call (a capsule: engine/_ckernel.c's loop) ------------- */
+
+/* the time, rank and order of the next event into *t, *rank, *order: 1, or 0 when none */
+static int
+capi_peek(PyObject *q, double *t, long long *rank, long long *order)
+{
+    EventQueue *self = (EventQueue *)q;
+    if (!self->n)
+        return 0;
+    *t = self->heap[0].t;
+    *rank = self->heap[0].rank;
+    *order = self->heap[0].order;
+    return 1;
+}
+
+/* the next event's item (a new reference), removed; the queue must not be empty */
+static PyObject *
+capi_pop(PyObject *q)
+{
+    return take_top((EventQueue *)q);
+}
+
+/* push an event whose item is ``item`` (the reference is stolen, even on failure) */
+static int
+capi_push(PyObject *q, double t, long long rank, long long order, PyObject *item)
+{
+    EventQueue *self = (EventQueue *)q;
     if (self->n == self->cap) {
         Py_ssize_t cap = self->cap ? 2 * self->cap : 64;
         Event *grown = PyMem_Realloc(self->heap, (size_t)cap * sizeof(Event));
         if (grown == NULL) {
-            Py_DECREF(ev.item);
-            return PyErr_NoMemory();
+            Py_DECREF(item);
+            PyErr_NoMemory();
+            return -1;
         }
         self->heap = grown;
         self->cap = cap;
     }
-    ev.seq = ++self->seq;
+    Event ev = {t, rank, order, ++self->seq, item};
     self->heap[self->n] = ev;
     sift_up(self->heap, self->n);
     self->n++;
-    Py_RETURN_NONE;
+    return 0;
 }
 
 static PyObject *
@@ -297,6 +332,17 @@ static struct PyModuleDef cevents_module = {
     .m_size = -1,
 };
 
+/* what engine/_ckernel.c reads through the capsule "schedlab.engine._cevents._C_API"; the
+   same struct is declared there, in the same order */
+typedef struct {
+    PyTypeObject *type;
+    int (*peek)(PyObject *q, double *t, long long *rank, long long *order);
+    PyObject *(*pop)(PyObject *q);
+    int (*push)(PyObject *q, double t, long long rank, long long order, PyObject *item);
+} EventQueueCAPI;
+
+static EventQueueCAPI capi = {&EventQueueType, capi_peek, capi_pop, capi_push};
+
 PyMODINIT_FUNC
 PyInit__cevents(void)
 {
@@ -308,6 +354,12 @@ PyInit__cevents(void)
     Py_INCREF(&EventQueueType);
     if (PyModule_AddObject(m, "EventQueue", (PyObject *)&EventQueueType) < 0) {
         Py_DECREF(&EventQueueType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(&capi, "schedlab.engine._cevents._C_API", NULL);
+    if (capsule == NULL || PyModule_AddObject(m, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
         Py_DECREF(m);
         return NULL;
     }

@@ -38,6 +38,19 @@ class KernelCore:
     columns of `jobs` it names (``procs``, ``state``, ``where``...).
     """
 
+    # the state the compiled loop (`engine/_ckernel.c`) reads and writes at every instant:
+    # slots, so that it reaches them at a fixed offset, as Python's own attribute access does
+    __slots__ = (
+        "now",
+        "running",
+        "done",
+        "released",
+        "_dirty_pools",
+        "_dirty_actors",
+        "__dict__",
+        "__weakref__",
+    )
+
     def __init__(
         self,
         *,

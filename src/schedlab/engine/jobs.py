@@ -309,7 +309,10 @@ class JobTable:
         return len(self.state)
 
     def append(self) -> int:
-        """A new job (spawned during the run) with every column at its start value."""
+        """A new job (spawned during the run) with every column at its start value.
+
+        The only place a column grows during a run: the C loop (`engine/_ckernel.c`) reads
+        the columns through pointers, and takes them again when ``state`` grows."""
         j = len(self.state)
         for grow, start in self._growers:
             grow(start)

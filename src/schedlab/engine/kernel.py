@@ -30,10 +30,14 @@ import math
 import time
 from functools import cached_property
 from operator import attrgetter
+from typing import Any, NoReturn
 
-from schedlab.engine.actors import watched_pools
+from schedlab.engine.actors import JobEvent, watched_pools
 from schedlab.engine.apply import Decisions
+from schedlab.engine.compiled_loop import USING_C_LOOP, compiled_loop, runs_compiled
 from schedlab.engine.core import KernelCore
+from schedlab.engine.decisions import Start
+from schedlab.engine.durations import RIGID
 from schedlab.engine.events import (
     ADMIT,
     ARRIVE,
@@ -47,6 +51,7 @@ from schedlab.engine.events import (
 )
 from schedlab.engine.jobs import JobSpecs, KernelRun
 from schedlab.engine.lifecycle import Lifecycle
+from schedlab.engine.pools import Pool
 from schedlab.errors import PolicyError
 
 __all__ = ["JobSpecs", "Kernel", "KernelRun"]
@@ -58,6 +63,10 @@ _INDEX = attrgetter("index")  # (pools marked in one round run in index order)
 class Kernel(KernelCore):
     """Runs jobs through pools and actors (module docstring; the state: `KernelCore`);
     ``run()`` returns the outcome."""
+
+    # the loop in C (`engine/_ckernel.c`) when it was compiled, else `_loop` (the same
+    # results); a test sets it to False to compare the two
+    compiled_loop: bool = USING_C_LOOP
 
     @cached_property
     def life(self) -> Lifecycle:
@@ -105,6 +114,29 @@ class Kernel(KernelCore):
     def _run(self) -> KernelRun:
         clock = time.perf_counter()
         self._start()
+        if runs_compiled(self):
+            instants, rounds_total = compiled_loop(self, self._loop_parts())
+        else:
+            instants, rounds_total = self._loop()
+        wall = time.perf_counter() - clock
+        self.jobs.check_all_ended(self.done, [p.name for p in self.pools])
+        for obs in self.observers:
+            obs.finish(self)
+        return self.jobs.outcome(
+            pool_names=[p.name for p in self.pools],
+            total_procs=self.total_procs,
+            wall_time=wall,
+            instants=instants,
+            rounds=rounds_total,
+            spawned=self.spawned,
+        )
+
+    # -- the loop -------------------------------------------------------------------------
+    # ``_loop`` is the loop in Python; `engine/_ckernel.c` is the same loop in C, run when it
+    # was compiled (`engine.compiled_loop`). Both call the methods below for what is not on
+    # a cluster's hot path (actors, classic policies, messages, observers).
+    def _loop(self) -> tuple[int, int]:
+        """Simulate every instant (module docstring); returns (instants, rounds)."""
         events = self.events
         next_time, pop_at, order_at, pop = (
             events.next_time,
@@ -119,17 +151,14 @@ class Kernel(KernelCore):
         complete = self.life.complete
         release_nodes = self.life.release_nodes
         deliver = self._deliver_release
-        decisions = self.decisions
-        pool_kinds, unknown_of_pool = decisions.pool_kinds, decisions.unknown_of_pool
-        start_local = decisions.start_local
-        actor_kinds, unknown_of_actor = decisions.actor_kinds, decisions.unknown_of_actor
+        start_local = self.decisions.start_local
         nroots = len(roots)
         ri = 0
         root_at = release_at[roots[0]] if nroots else _INF  # the next root's release time
         instants = 0
         rounds_total = 0
         progress = self.progress
-        observers = self.observers
+        after_instant = self._after_instant if self.tracer is not None or self.observers else None
         max_rounds = self.max_rounds
         while True:
             now = next_time()
@@ -145,11 +174,7 @@ class Kernel(KernelCore):
             while True:
                 rounds += 1
                 if rounds > max_rounds:
-                    raise PolicyError(
-                        f"livelock at t={now}: more than {max_rounds} rounds of zero-delay "
-                        "decisions in one instant (actors or policies keep answering each "
-                        "other without time passing)"
-                    )
+                    self._livelock(now)
                 # 1. completions and node releases, in job order (an event: kind, order, a, b)
                 while (ev := pop_at(now, ENDS)) is not None:
                     if ev[0] == END:
@@ -176,9 +201,8 @@ class Kernel(KernelCore):
                         pool = self.pools[a]
                         pool.received -= 1
                         self.enter(pool, j, now)
-                    else:  # a message
-                        self.actors[a].on_message(b)
-                        self._mark_actor(a)
+                    else:
+                        self._message(a, b)
                 # 3. wake-ups
                 while (ev := pop_at(now, WAKES)) is not None:
                     if ev[0] == WAKE_POOL:
@@ -187,14 +211,7 @@ class Kernel(KernelCore):
                         self._mark_actor(ev[2])
                 # 4. actors, then 5. pools, that had an event, in index order
                 if self._dirty_actors:
-                    dirty = self._dirty_actors
-                    self._dirty_actors = []
-                    if len(dirty) > 1:
-                        dirty.sort()
-                    for a in dirty:
-                        self._actor_dirty[a] = False
-                        for decision in self.actors[a].schedule(now):
-                            actor_kinds.get(type(decision), unknown_of_actor)(a, decision, now)
+                    self._actors_pass(now)
                 if self._dirty_pools:
                     marked = self._dirty_pools
                     self._dirty_pools = []
@@ -202,20 +219,20 @@ class Kernel(KernelCore):
                         marked.sort(key=_INDEX)
                     for pool in marked:
                         pool.dirty = False
-                        view = pool.view
-                        free = view.free_procs = pool.free_total
                         step = pool.step
                         if step is None:
-                            for d in pool.policy.schedule(now, view):
-                                pool_kinds.get(type(d), unknown_of_pool)(pool, d, now)
-                        else:  # a `Steps` policy: not called when nothing can start
-                            ended = pool.ended
-                            if ended:
-                                pool.ended = []
-                            elif not free:
-                                continue
-                            for local in step(now, free, len(pool.gids), ended):
-                                start_local(pool, local, None, now)
+                            self._pool_pass(pool, now)
+                            continue
+                        # a `Steps` policy: not called when nothing can start
+                        view = pool.view
+                        free = view.free_procs = pool.free_total
+                        ended = pool.ended
+                        if ended:
+                            pool.ended = []
+                        elif not free:
+                            continue
+                        for local in step(now, free, len(pool.gids), ended):
+                            start_local(pool, local, None, now)
                         view.free_procs = pool.free_total
                 if (
                     not self._dirty_pools
@@ -225,20 +242,82 @@ class Kernel(KernelCore):
                 ):
                     break
             rounds_total += rounds
-            if self.tracer is not None:
-                self.tracer.after_instant(now, self)
-            if observers:
-                for obs in observers:
-                    obs.after_step(now, self)
-        wall = time.perf_counter() - clock
-        self.jobs.check_all_ended(self.done, [p.name for p in self.pools])
-        for obs in observers:
-            obs.finish(self)
-        return self.jobs.outcome(
-            pool_names=[p.name for p in self.pools],
-            total_procs=self.total_procs,
-            wall_time=wall,
-            instants=instants,
-            rounds=rounds_total,
-            spawned=self.spawned,
+            if after_instant is not None:
+                after_instant(now)
+        return instants, rounds_total
+
+    def _loop_parts(self) -> dict[str, Any]:
+        """What the C loop is given (`engine.compiled_loop`): the state it works on, and the
+        methods it calls for what it does not do itself."""
+        life, decisions = self.life, self.decisions
+        return {
+            "events": self.events,
+            "roots": self._roots,
+            "table": self.jobs,
+            "pools": self.pools,
+            "clock": self.clock,
+            "rigid": RIGID,
+            "started": JobEvent.STARTED,
+            "start_type": Start,
+            "kill_on_overrun": bool(self.kill_on_overrun),
+            "heard": bool(self.heard),
+            "traced": self.tracer is not None,
+            "max_rounds": int(self.max_rounds),
+            "complete": life.complete,
+            "release_nodes": life.release_nodes,
+            "deliver": self._deliver_release,
+            "arrive": self.arrive,
+            "start_local": decisions.start_local,
+            "notify": self.notify,
+            "message": self._message,
+            "mark_actor": self._mark_actor,
+            "actors_pass": self._actors_pass,
+            "by_pool": decisions.by_pool,
+            "livelock": self._livelock,
+            "after_instant": (
+                self._after_instant if self.tracer is not None or self.observers else None
+            ),
+            "progress": self.progress,
+        }
+
+    def _actors_pass(self, now: float) -> None:
+        """The actors that had an event this round decide, in index order."""
+        decisions = self.decisions
+        actor_kinds, unknown = decisions.actor_kinds, decisions.unknown_of_actor
+        dirty = self._dirty_actors
+        self._dirty_actors = []
+        if len(dirty) > 1:
+            dirty.sort()
+        for a in dirty:
+            self._actor_dirty[a] = False
+            for decision in self.actors[a].schedule(now):
+                actor_kinds.get(type(decision), unknown)(a, decision, now)
+
+    def _pool_pass(self, pool: Pool, now: float) -> None:
+        """A pool whose policy speaks the classic protocol schedules (``schedule``)."""
+        decisions = self.decisions
+        pool_kinds, unknown = decisions.pool_kinds, decisions.unknown_of_pool
+        view = pool.view
+        view.free_procs = pool.free_total
+        for d in pool.policy.schedule(now, view):
+            pool_kinds.get(type(d), unknown)(pool, d, now)
+        view.free_procs = pool.free_total
+
+    def _message(self, a: int, message: object) -> None:
+        """A message reaches actor a: it hears it now and decides this round."""
+        self.actors[a].on_message(message)
+        self._mark_actor(a)
+
+    def _after_instant(self, now: float) -> None:
+        """The tracer and the observers read the state the instant left."""
+        if self.tracer is not None:
+            self.tracer.after_instant(now, self)
+        for obs in self.observers:
+            obs.after_step(now, self)
+
+    def _livelock(self, now: float) -> NoReturn:
+        raise PolicyError(
+            f"livelock at t={now}: more than {self.max_rounds} rounds of zero-delay "
+            "decisions in one instant (actors or policies keep answering each other without "
+            "time passing)"
         )

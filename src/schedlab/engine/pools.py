@@ -57,7 +57,10 @@ class PoolView(ClusterView):
 
 
 class Pool:
-    """One pool of a kernel run (module docstring); read by actors as a `PoolState`."""
+    """One pool of a kernel run (module docstring); read by actors as a `PoolState`.
+
+    The C loop (`engine/_ckernel.c`) reads and writes these slots in place: the counts stay
+    Python ints, ``free`` a list of ints, ``dirty`` a bool and ``ended`` a list."""
 
     __slots__ = (
         "index",
