@@ -128,7 +128,7 @@ steps_pass(Run *r, PyObject *pool, PyObject *step)
 {
     PyObject *view = get(pool, r->pslot[P_VIEW], "view");
     PyObject *free = get(pool, r->pslot[P_FREE_TOTAL], "free_total");
-    PyObject *ended = get(pool, r->pslot[P_ENDED], "ended");
+    PyObject *ended = get_seq(pool, r->pslot[P_ENDED], "ended", 0);
     if (view == NULL || free == NULL || ended == NULL)
         return -1;
     Py_INCREF(free);
@@ -243,7 +243,7 @@ by_index(const void *x, const void *y)
 static int
 pools_pass(Run *r)
 {
-    PyObject *marked = get(r->kernel, r->kslot[K_DIRTY_POOLS], "_dirty_pools");
+    PyObject *marked = get_seq(r->kernel, r->kslot[K_DIRTY_POOLS], "_dirty_pools", 0);
     if (marked == NULL)
         return -1;
     Py_ssize_t n = PyList_GET_SIZE(marked);
@@ -318,7 +318,7 @@ pop_item(Run *r, long long *kind, long long *j)
 static inline Py_ssize_t
 list_size(Run *r, int slot)
 {
-    PyObject *v = get(r->kernel, r->kslot[slot], kernel_slots[slot]);
+    PyObject *v = get_seq(r->kernel, r->kslot[slot], kernel_slots[slot], 0);
     return v == NULL ? -1 : PyList_GET_SIZE(v);
 }
 

@@ -100,6 +100,20 @@ get(PyObject *o, Py_ssize_t off, const char *name)
     return v;
 }
 
+/* a slot that holds a list (or, with ``tuple`` set, a tuple): a TypeError otherwise, rather
+   than a read out of bounds */
+static inline PyObject *
+get_seq(PyObject *o, Py_ssize_t off, const char *name, int tuple)
+{
+    PyObject *v = get(o, off, name);
+    if (v != NULL && !(tuple ? PyTuple_Check(v) : PyList_Check(v))) {
+        PyErr_Format(PyExc_TypeError, "_ckernel: %s must be a %s", name,
+                     tuple ? "tuple" : "list");
+        return NULL;
+    }
+    return v;
+}
+
 /* set a slot to ``v`` (a new reference, stolen; NULL: an error already set) */
 static inline int
 put(PyObject *o, Py_ssize_t off, PyObject *v)
@@ -208,7 +222,7 @@ pool_at(Run *r, long long p)
 static inline int
 log_change(Run *r, PyObject *pool)
 {
-    PyObject *logs = get(pool, r->pslot[P_CHANGE_LOGS], "change_logs");
+    PyObject *logs = get_seq(pool, r->pslot[P_CHANGE_LOGS], "change_logs", 1);
     if (logs == NULL)
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(logs);
@@ -231,7 +245,7 @@ mark(Run *r, PyObject *pool)
         return 0;
     Py_INCREF(Py_True);
     put(pool, r->pslot[P_DIRTY], Py_True);
-    PyObject *dirty = get(r->kernel, r->kslot[K_DIRTY_POOLS], "_dirty_pools");
+    PyObject *dirty = get_seq(r->kernel, r->kslot[K_DIRTY_POOLS], "_dirty_pools", 0);
     return dirty == NULL ? -1 : PyList_Append(dirty, pool);
 }
 

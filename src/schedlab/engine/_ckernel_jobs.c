@@ -1,6 +1,6 @@
 /*
  * schedlab.engine._ckernel, the life of a job: its release straight to a pool, its admission
- * to the pool's view, its start by a `Steps` policy and its plain end, with the operations of
+ * to the pool's view, its start on its own size and its plain end, with the operations of
  * engine/core.py, engine/pools.py, engine/apply.py and engine/lifecycle.py in the same order
  * on the same doubles. A case that is not plain goes, whole, to the kernel's Python method,
  * decided before any state is touched (_ckernel.c says which).
@@ -25,11 +25,11 @@ time_factor(PyObject *model, long long q)
 int
 ck_enter(Run *r, PyObject *pool, long long j)
 {
-    PyObject *appends = get(pool, r->pslot[P_APPENDS], "_appends");
+    PyObject *appends = get_seq(pool, r->pslot[P_APPENDS], "_appends", 1);
     PyObject *gids = get(pool, r->pslot[P_GIDS], "gids");
     if (appends == NULL || gids == NULL)
         return -1;
-    if (!PyTuple_Check(appends) || PyTuple_GET_SIZE(appends) != 9) {
+    if (PyTuple_GET_SIZE(appends) != 9) {
         PyErr_SetString(PyExc_TypeError, "_ckernel: a pool's _appends must be 9 methods");
         return -1;
     }
@@ -88,11 +88,15 @@ ck_enter(Run *r, PyObject *pool, long long j)
     if (APPEND(8, PyLong_FromLongLong(parent_local)) < 0)
         goto done;
     PyObject *attribute_appends =
-        get(pool, r->pslot[P_ATTRIBUTE_APPENDS], "_attribute_appends");
+        get_seq(pool, r->pslot[P_ATTRIBUTE_APPENDS], "_attribute_appends", 1);
     if (attribute_appends == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(attribute_appends); i++) {
         PyObject *pair = PyTuple_GET_ITEM(attribute_appends, i); /* (append, values) */
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "_ckernel: an attribute is (append, values)");
+            goto done;
+        }
         PyObject *value = PySequence_GetItem(PyTuple_GET_ITEM(pair, 1), (Py_ssize_t)j);
         if (call1(r, PyTuple_GET_ITEM(pair, 0), value) < 0)
             goto done;
@@ -216,7 +220,8 @@ begin(Run *r, long long j, long long q, double power, double cap)
     return push_end(r, j, now + stop);
 }
 
-/* a `Steps` policy's start of local job ``local_obj`` of ``pool``, on its own size */
+/* the start of local job ``local_obj`` of ``pool`` on its own size (a `Steps` policy's, or a
+   classic policy's `Start(job)`) */
 int
 ck_start_local(Run *r, PyObject *pool, PyObject *local_obj)
 {
@@ -258,10 +263,15 @@ ck_start_local(Run *r, PyObject *pool, PyObject *local_obj)
     if (rng == NULL || single == NULL)
         return -1;
     if (single == Py_True && rng == Py_None) {
-        PyObject *free = get(pool, r->pslot[P_FREE], "free");
-        PyObject *powers = get(pool, r->pslot[P_POWERS], "powers");
-        if (free == NULL || powers == NULL ||
-            put(pool, r->pslot[P_FREE_TOTAL], PyLong_FromLongLong(free_total - q)) < 0 ||
+        PyObject *free = get_seq(pool, r->pslot[P_FREE], "free", 0);
+        PyObject *powers = get_seq(pool, r->pslot[P_POWERS], "powers", 0);
+        if (free == NULL || powers == NULL)
+            return -1;
+        if (!PyList_GET_SIZE(free) || !PyList_GET_SIZE(powers)) {
+            PyErr_SetString(PyExc_ValueError, "_ckernel: a pool without a node group");
+            return -1;
+        }
+        if (put(pool, r->pslot[P_FREE_TOTAL], PyLong_FromLongLong(free_total - q)) < 0 ||
             log_change(r, pool) < 0)
             return -1;
         long long f0 = PyLong_AsLongLong(PyList_GET_ITEM(free, 0));
@@ -363,7 +373,7 @@ ck_complete(Run *r, long long j)
         return -1;
     PyObject *groups = PyList_GET_ITEM(r->groups, (Py_ssize_t)j);
     if (groups != Py_None) { /* `Pool.release` */
-        PyObject *free = get(pool, r->pslot[P_FREE], "free");
+        PyObject *free = get_seq(pool, r->pslot[P_FREE], "free", 0);
         long long free_total;
         if (free == NULL || get_ll(pool, r->pslot[P_FREE_TOTAL], &free_total) < 0)
             return -1;
@@ -371,8 +381,15 @@ ck_complete(Run *r, long long j)
         if (seq == NULL)
             return -1;
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-            long long g, k;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "LL", &g, &k)) {
+            PyObject *pair = PySequence_Fast_GET_ITEM(seq, i); /* (group, processors) */
+            long long g = -1, k = 0;
+            if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 2) {
+                g = PyLong_AsLongLong(PyTuple_GET_ITEM(pair, 0));
+                k = PyLong_AsLongLong(PyTuple_GET_ITEM(pair, 1));
+            }
+            if (PyErr_Occurred() || g < 0 || g >= PyList_GET_SIZE(free)) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "_ckernel: a group is (index, processors)");
                 Py_DECREF(seq);
                 return -1;
             }
