@@ -147,6 +147,10 @@ class PriorityPreemptive:
         self._none = _NO_EVENT  # "_lo" when no event since the last pass can start a job
         self._lo = self._none
         self._running: list[int] = []  # running jobs, ascending index
+        # ended jobs whose nodes the batch system still holds (mu_env): never victims, and
+        # their processors neither free nor preemptible until ``on_finish``
+        self._held: dict[int, None] = {}
+        self._held_procs = 0
         self._buckets: dict[int, list[int]] = {}  # size -> heap of waiting job indices
         self._sizes: list[int] = []  # sorted keys of _buckets
         self._heads: list[int] = []  # _heads[i] = lowest waiting index of size _sizes[i]
@@ -163,7 +167,19 @@ class PriorityPreemptive:
         if job < self._lo:
             self._lo = job
 
+    def on_end(self, job: int) -> None:
+        """The job ended, but its nodes stay held a while (mu_env): no longer running, so no
+        longer a victim (a pass can only have lost processors: no new start)."""
+        del self._running[bisect_left(self._running, job)]
+        self._held[job] = None
+        self._held_procs += self._procs[job]
+
     def on_finish(self, job: int) -> None:
+        if job in self._held:  # its held nodes are free now: any waiting job may fit
+            del self._held[job]
+            self._held_procs -= self._procs[job]
+            self._lo = 0
+            return
         running = self._running
         del running[bisect_left(running, job)]
         # free + preemptible(j) grew only for the jobs after it
@@ -216,7 +232,8 @@ class PriorityPreemptive:
         if len(running) - r <= r:
             preemptible = sum(map(procs.__getitem__, running[r:]))
         else:
-            preemptible = self._total - free - sum(map(procs.__getitem__, running[:r]))
+            busy = self._total - self._held_procs - free  # (processors of running jobs)
+            preemptible = busy - sum(map(procs.__getitem__, running[:r]))
         starts: list[Decision] = []
         suspended: dict[int, None] = {}  # suspended by this pass, in order
         while True:
