@@ -33,7 +33,9 @@ def ok(*args: str) -> tuple[str, str]:
     return result.stdout, result.stderr
 
 
-def schedlab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def schedlab(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """The command as a user runs it: ``python -m schedlab ARGS`` in a child process."""
     return subprocess.run(
         [sys.executable, "-m", "schedlab", *args],
@@ -41,6 +43,7 @@ def schedlab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
         text=True,
         timeout=120,
         cwd=cwd,
+        env=env,
     )
 
 
@@ -62,7 +65,10 @@ def test_python_dash_m_runs_the_same_command() -> None:
 
 
 def test_shell_completion_script_and_completions() -> None:
-    script = schedlab("--show-completion", "bash")
+    # (typer's switch for tests: ``--show-completion`` then takes the shell named, instead
+    # of detecting the parent process's, which fails where pytest runs under no shell)
+    named = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    script = schedlab("--show-completion", "bash", env=named)
     assert script.returncode == 0 and "complete" in script.stdout
     env = {
         **os.environ,

@@ -429,3 +429,29 @@ def test_every_event_goes_on_the_heap_at_the_rank_of_its_kind(monkeypatch: Any) 
     schedlab.simulate("lublin:jobs=200,procs=32,seed=1", "conservative", engine="general")
     assert {EventKind(kind) for kind, _ in seen} == set(EventKind)
     assert all(RANK[EventKind(kind)] == rank for kind, rank in seen)
+
+
+@pytest.mark.parametrize(
+    ("release", "parent", "named"),
+    [
+        ([5.0, 0.0, 5.0], [-1, -1, -1], "job 1 at 0.0 after job 0 at 5.0"),
+        ([0.0, 9.0, 1.0, 3.0], [-1, -1, 1, -1], "job 3 at 3.0 after job 1 at 9.0"),
+        ([0.0, float("nan")], [-1, -1], "job 1 at nan after job 0 at 0.0"),
+    ],
+)
+def test_roots_released_out_of_order_are_refused_before_the_run(
+    release: list[float], parent: list[int], named: str
+) -> None:
+    """Both loops stream the jobs without a parent in id order: a later one released earlier
+    (or at NaN) would run time backwards, so the kernel refuses it at construction, naming
+    the pair (a dependant's own release time is not read: job 2 of the second case)."""
+    specs = JobSpecs.rigid(
+        submit_at=release,
+        run_time=[1.0] * len(release),
+        requested_time=[1.0] * len(release),
+        procs=[1] * len(release),
+        parent=parent,
+    )
+    with pytest.raises(ConfigError, match="JobSpecs.release_at") as info:
+        Kernel(jobs=specs, pools=[(PoolSpec.cluster(2), make_policy("easy"))])
+    assert named in str(info.value)

@@ -19,7 +19,7 @@ from schedlab.engine.jobs import JobSpecs, JobTable
 from schedlab.engine.pools import Clock, Pool
 from schedlab.engine.protocol import Policy
 from schedlab.engine.queue import EventQueue
-from schedlab.errors import PolicyError
+from schedlab.errors import ConfigError, PolicyError
 from schedlab.platform.pool import PoolSpec
 
 __all__ = ["MAX_ROUNDS", "KernelCore"]
@@ -99,6 +99,7 @@ class KernelCore:
         self._host = table.host
         self.now = 0.0
         roots = np.flatnonzero(np.frombuffer(table.parent, dtype=np.int64) < 0)
+        _check_root_order(np.frombuffer(table.release_at, dtype=np.float64), roots)
         # the jobs released at their submit time, in id order (most runs: all of them)
         self._roots: Sequence[int] = (
             range(self.n) if len(roots) == self.n else array("q", roots.tolist())
@@ -230,3 +231,17 @@ class KernelCore:
             self.events.push(now + delay, DELIVERIES, j, ADMIT, p)
         else:
             self.enter(pool, j, now)
+
+
+def _check_root_order(release_at: np.ndarray, roots: np.ndarray) -> None:
+    """The loops stream roots in id order: their release times must not decrease (nor be
+    NaN), or time would run backwards. ConfigError naming the first pair out of order."""
+    times = release_at[roots]
+    bad = np.flatnonzero(~(times[1:] >= times[:-1]))
+    if bad.size:
+        a, b = int(roots[bad[0]]), int(roots[bad[0] + 1])
+        raise ConfigError(
+            "JobSpecs.release_at",
+            f"job {b} at {float(release_at[b])!r} after job {a} at {float(release_at[a])!r}",
+            "release times of the jobs without a parent in id order (non-decreasing)",
+        )
