@@ -134,7 +134,8 @@ class Kernel(KernelCore):
     # -- the loop -------------------------------------------------------------------------
     # ``_loop`` is the loop in Python; `engine/_ckernel.c` is the same loop in C, run when it
     # was compiled (`engine.compiled_loop`). Both call the methods below for what is not on
-    # a cluster's hot path (actors, classic policies, messages, observers).
+    # a cluster's hot path (actors, messages, observers, a livelock); the C loop makes a
+    # classic policy's pass itself (`_pool_pass` is the Python loop's).
     def _loop(self) -> tuple[int, int]:
         """Simulate every instant (module docstring); returns (instants, rounds)."""
         events = self.events
