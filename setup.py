@@ -28,8 +28,9 @@ setup(
             ["src/schedlab/engine/_ckernel.c", "src/schedlab/engine/_ckernel_jobs.c"],
             depends=["src/schedlab/engine/_ckernel.h"],
             optional=True,
-            # (no fused multiply-adds: the same bits as the Python twin's arithmetic)
-            extra_compile_args=["-O2", "-ffp-contract=off"],
+            # (no fused multiply-adds: the same bits as the Python twin's arithmetic; the
+            # names its two files share stay inside the module)
+            extra_compile_args=["-O2", "-ffp-contract=off", "-fvisibility=hidden"],
         ),
         Extension(
             "schedlab.workload._cswf",
