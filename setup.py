@@ -20,13 +20,14 @@ setup(
         Extension(
             "schedlab.engine._cevents",
             ["src/schedlab/engine/_cevents.c"],
+            depends=["src/schedlab/engine/_cevents.h"],
             optional=True,
             extra_compile_args=["-O2"],
         ),
         Extension(
             "schedlab.engine._ckernel",
             ["src/schedlab/engine/_ckernel.c", "src/schedlab/engine/_ckernel_jobs.c"],
-            depends=["src/schedlab/engine/_ckernel.h"],
+            depends=["src/schedlab/engine/_ckernel.h", "src/schedlab/engine/_cevents.h"],
             optional=True,
             # (no fused multiply-adds: the same bits as the Python twin's arithmetic; the
             # names its two files share stay inside the module)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from test_kernel import Chatty  # (two actors that answer each other forever)
 
 from loop_twins import (
     ClassicFcfs,
@@ -22,8 +23,7 @@ from loop_twins import (
     kernel_state,
     needs_c_loop,
 )
-from schedlab.engine.actors import JobEvent, PlatformView
-from schedlab.engine.decisions import ActorDecision, Decision, Send, Start, WakeAt
+from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.durations import RIGID
 from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
 from schedlab.engine.protocol import ClusterView, Policy, StepPolicy
@@ -259,33 +259,6 @@ def test_a_livelock_on_the_c_loops_own_path_is_the_same_error() -> None:
     assert_same(*both_loops(lambda: run(with_c.rounds)))
     from_c, _ = both_loops_raise(lambda: run(with_c.rounds - 1), PolicyError)
     assert f"livelock at t=0.0: more than {with_c.rounds - 1} rounds" in str(from_c)
-
-
-class Chatty:
-    """Two of these answer every message with another, forever, at zero delay."""
-
-    name: ClassVar[str] = "chatty"
-
-    def __init__(self, peer: int) -> None:
-        self.peer = peer
-        self.inbox = 0
-
-    def setup(self, index: int, platform: PlatformView) -> None:
-        pass
-
-    def on_arrival(self, job: int) -> None:
-        self.inbox += 1
-
-    def on_message(self, message: object) -> None:
-        self.inbox += 1
-
-    def on_job_event(self, job: int, event: JobEvent) -> None:
-        pass
-
-    def schedule(self, now: float) -> list[ActorDecision]:
-        out: list[ActorDecision] = [Send(self.peer, "ping")] * self.inbox
-        self.inbox = 0
-        return out
 
 
 @needs_c_loop

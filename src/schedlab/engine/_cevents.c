@@ -19,6 +19,8 @@
 
 #include <math.h>
 
+#include "_cevents.h"
+
 typedef struct {
     double t;
     long long rank;
@@ -332,15 +334,7 @@ static struct PyModuleDef cevents_module = {
     .m_size = -1,
 };
 
-/* what engine/_ckernel.c reads through the capsule "schedlab.engine._cevents._C_API"; the
-   same struct is declared there, in the same order */
-typedef struct {
-    PyTypeObject *type;
-    int (*peek)(PyObject *q, double *t, long long *rank, long long *order);
-    PyObject *(*pop)(PyObject *q);
-    int (*push)(PyObject *q, double t, long long rank, long long order, PyObject *item);
-} EventQueueCAPI;
-
+/* what engine/_ckernel.c reads through the capsule (_cevents.h) */
 static EventQueueCAPI capi = {&EventQueueType, capi_peek, capi_pop, capi_push};
 
 PyMODINIT_FUNC

@@ -13,13 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* the event queue's C API (engine/_cevents.c declares the same struct) */
-typedef struct {
-    PyTypeObject *type;
-    int (*peek)(PyObject *q, double *t, long long *rank, long long *order);
-    PyObject *(*pop)(PyObject *q);
-    int (*push)(PyObject *q, double t, long long rank, long long order, PyObject *item);
-} EventQueueCAPI;
+#include "_cevents.h" /* the event queue's C API */
 
 /* set once by the module's init or its first run (engine/_ckernel.c) */
 extern EventQueueCAPI *queue_api;
