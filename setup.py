@@ -26,8 +26,16 @@ setup(
         ),
         Extension(
             "schedlab.engine._ckernel",
-            ["src/schedlab/engine/_ckernel.c", "src/schedlab/engine/_ckernel_jobs.c"],
-            depends=["src/schedlab/engine/_ckernel.h", "src/schedlab/engine/_cevents.h"],
+            [
+                "src/schedlab/engine/_ckernel.c",
+                "src/schedlab/engine/_ckernel_jobs.c",
+                "src/schedlab/engine/_ckernel_state.c",
+            ],
+            depends=[
+                "src/schedlab/engine/_ckernel_jobs.h",
+                "src/schedlab/engine/_ckernel_state.h",
+                "src/schedlab/engine/_cevents.h",
+            ],
             optional=True,
             # (no fused multiply-adds: the same bits as the Python twin's arithmetic; the
             # names its two files share stay inside the module)

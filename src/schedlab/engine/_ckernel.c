@@ -8,28 +8,24 @@
  * doubles (so the same bits): a root's release straight to its pool, the admission to the
  * pool's view, its start on its own size (a `Steps` policy's, or a classic policy's
  * `Start(job)`), the end and the nodes freed; this file holds the loop and the passes,
- * _ckernel_jobs.c the life of a job. Whatever is not that plain case is handed, whole, to
+ * _ckernel_jobs.c the life of a job, _ckernel_state.c the state they share. Whatever is not that plain case is handed, whole, to
  * the kernel's Python method for it, decided before any state is touched: a job for an
  * actor or behind a receive delay, an end with payloads, dependants, a node-release delay,
  * a checkpoint or an actor listening, a traced run, any other decision of a policy
  * (`Decisions.by_pool`), actors, messages, observers.
  *
- * State: the job table's typed columns are read and written in place through pointers to
- * their buffers (taken again whenever the table has grown: spawned jobs are appended by
- * Python code, and only in `JobTable.append`, which grows every column); the kernel's and
- * the pools' attributes are slots, reached at the offsets their member descriptors give,
- * as Python's own attribute access does.
+ * State (_ckernel_state.h): the job table's typed columns are read and written in place
+ * through pointers to their buffers (taken again whenever the table has grown: spawned jobs
+ * are appended by Python code, and only in `JobTable.append`, which grows every column);
+ * the kernel's and the pools' attributes are slots, reached at the offsets their member
+ * descriptors give, as Python's own attribute access does.
  */
 
-#include "_ckernel.h"
+#include "_ckernel_jobs.h"
+#include "_ckernel_state.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-EventQueueCAPI *queue_api;
-double nan_value;
-PyObject *s_segment_start_at, *s_free_procs, *s_on_submit, *s_on_finish, *s_time_factor,
-    *s_allocate, *s_schedule;
 
 static const char *kernel_slots[K_SLOTS] = {
     "now", "running", "done", "released", "_dirty_pools", "_dirty_actors",
@@ -41,31 +37,12 @@ static const char *pool_slots[P_SLOTS] = {
     "change_logs", "running", "dirty", "_appends", "_attribute_appends",
 };
 
-static const char *column_names[C_COLUMNS] = {
-    "release_at", "work", "requested_work", "requested_s", "seg_start", "factor",
-    "done_work", "node_power", "submitted_at", "admitted_at", "started_at", "finished_at",
-    "pool_time", "overhead", "seg_over", "suspended_since", "suspended_time",
-    "procs", "user", "parent", "local", "host", "host_used", "gen", "alloc_procs",
-    "target_actor", "target_pool", "where",
-    "open_ended", "state", "will_kill", "killed",
-};
 
 static const char *callback_names[F_COUNT] = {
     "complete", "release_nodes", "deliver", "arrive", "start_local", "notify", "message",
     "mark_actor", "actors_pass", "by_pool", "livelock", "after_instant", "progress",
 };
 
-static char
-column_code(int c)
-{
-    if (c < C_PROCS)
-        return 'd';
-    if (c < C_TARGET_ACTOR)
-        return 'q';
-    if (c < C_OPEN_ENDED)
-        return 'i';
-    return 'b';
-}
 
 
 /* -- slots ------------------------------------------------------------------------------- */
@@ -85,39 +62,6 @@ slot_offset(PyObject *type, const char *name, Py_ssize_t *out)
         PyErr_Format(PyExc_TypeError, "_ckernel: %R.%s is not a slot", type, name);
         return -1;
     }
-    return 0;
-}
-
-/* -- the job table's columns ----------------------------------------------------------- */
-
-/* take the columns' pointers again (at the start, and whenever the table has grown) */
-int
-fetch_columns(Run *r)
-{
-    for (int c = 0; c < C_COLUMNS; c++) {
-        r->col[c] = NULL;
-        if (!r->preemptive && c >= FIRST_PREEMPTION && c <= LAST_PREEMPTION)
-            continue; /* (a run without preemptions has no such column) */
-        PyObject *column = PyObject_GetAttrString(r->table, column_names[c]);
-        if (column == NULL)
-            return -1;
-        Py_buffer view;
-        if (PyObject_GetBuffer(column, &view, PyBUF_FORMAT) < 0) {
-            Py_DECREF(column);
-            return -1;
-        }
-        int ok = view.format != NULL && view.format[0] == column_code(c) &&
-                 view.format[1] == '\0';
-        r->col[c] = view.buf;
-        PyBuffer_Release(&view);
-        Py_DECREF(column);
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "_ckernel: column %s is not of type '%c'",
-                         column_names[c], column_code(c));
-            return -1;
-        }
-    }
-    r->jobs = Py_SIZE(r->state_column);
     return 0;
 }
 
@@ -438,7 +382,7 @@ loop(Run *r, PyObject *roots, long long *instants_out, long long *rounds_out)
                 }
                 else if (kind == ADMIT) {
                     PyObject *pool = pool_at(r, PyLong_AsLongLong(a));
-                    ok = (pool == NULL || add_ll(pool, r->pslot[P_RECEIVED], -1) < 0)
+                    ok = (pool == NULL || slot_add(pool, r->pslot[P_RECEIVED], -1) < 0)
                              ? -1
                              : ck_enter(r, pool, j);
                 }
@@ -587,7 +531,7 @@ run(PyObject *module, PyObject *args)
         goto out;
     r.now = PyFloat_AsDouble(now);
     r.now_obj = PyFloat_FromDouble(r.now);
-    if (r.now_obj == NULL || fetch_columns(&r) < 0)
+    if (r.now_obj == NULL || ck_fetch_columns(&r) < 0)
         goto out;
     if (loop(&r, roots, &instants, &rounds) == 0)
         result = Py_BuildValue("(LL)", instants, rounds);

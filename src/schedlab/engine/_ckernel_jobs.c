@@ -6,7 +6,9 @@
  * decided before any state is touched (_ckernel.c says which).
  */
 
-#include "_ckernel.h"
+#include "_ckernel_jobs.h"
+
+/* -- the life of a job ------------------------------------------------------------------ */
 
 /* ``model.time_factor(q)`` (a new reference) */
 static PyObject *
@@ -101,7 +103,7 @@ ck_enter(Run *r, PyObject *pool, long long j)
         if (call1(r, PyTuple_GET_ITEM(pair, 0), value) < 0)
             goto done;
     }
-    if (add_ll(pool, r->pslot[P_QUEUED], 1) < 0 || log_change(r, pool) < 0)
+    if (slot_add(pool, r->pslot[P_QUEUED], 1) < 0 || pool_changed(r, pool) < 0)
         goto done;
     if (SLOT(pool, r->pslot[P_STEP]) == Py_None) { /* a classic policy hears it now */
         PyObject *policy = get(pool, r->pslot[P_POLICY], "policy");
@@ -133,7 +135,7 @@ ck_deliver(Run *r, long long j)
     if (mu_rec > 0)
         return call_job(r, F_DELIVER, j);
     D(r, C_SUBMITTED_AT)[j] = r->now;
-    if (add_ll(r->kernel, r->kslot[K_RELEASED], 1) < 0)
+    if (slot_add(r->kernel, r->kslot[K_RELEASED], 1) < 0)
         return -1;
     I(r, C_WHERE)[j] = I(r, C_TARGET_POOL)[j];
     return ck_enter(r, pool, j);
@@ -174,7 +176,7 @@ begin(Run *r, long long j, long long q, double power, double cap)
     Q(r, C_ALLOC_PROCS)[j] = q;
     D(r, C_NODE_POWER)[j] = power;
     D(r, C_SEG_START)[j] = now;
-    if (add_ll(r->kernel, r->kslot[K_RUNNING], 1) < 0)
+    if (slot_add(r->kernel, r->kslot[K_RUNNING], 1) < 0)
         return -1;
     if (B(r, C_OPEN_ENDED)[j]) {
         double limit = D(r, C_REQUESTED_S)[j] - (r->preemptive ? D(r, C_POOL_TIME)[j] : 0.0);
@@ -272,7 +274,7 @@ ck_start_local(Run *r, PyObject *pool, PyObject *local_obj)
             return -1;
         }
         if (put(pool, r->pslot[P_FREE_TOTAL], PyLong_FromLongLong(free_total - q)) < 0 ||
-            log_change(r, pool) < 0)
+            pool_changed(r, pool) < 0)
             return -1;
         long long f0 = PyLong_AsLongLong(PyList_GET_ITEM(free, 0));
         if (f0 == -1 && PyErr_Occurred())
@@ -309,8 +311,8 @@ ck_start_local(Run *r, PyObject *pool, PyObject *local_obj)
     }
     if (PyList_SetItem(r->groups, (Py_ssize_t)j, groups) < 0) /* (stolen) */
         return -1;
-    if (add_ll(pool, r->pslot[P_QUEUED], -1) < 0 || log_change(r, pool) < 0 ||
-        add_ll(pool, r->pslot[P_RUNNING], 1) < 0)
+    if (slot_add(pool, r->pslot[P_QUEUED], -1) < 0 || pool_changed(r, pool) < 0 ||
+        slot_add(pool, r->pslot[P_RUNNING], 1) < 0)
         return -1;
     PyObject *view = get(pool, r->pslot[P_VIEW], "view");
     PyObject *seg = view ? PyObject_GetAttr(view, s_segment_start_at) : NULL;
@@ -367,9 +369,9 @@ ck_complete(Run *r, long long j)
     D(r, C_FINISHED_AT)[j] = now;
     B(r, C_KILLED)[j] = B(r, C_WILL_KILL)[j];
     Q(r, C_GEN)[j] += 1;
-    if (add_ll(r->kernel, r->kslot[K_RUNNING], -1) < 0 ||
-        add_ll(r->kernel, r->kslot[K_DONE], 1) < 0 ||
-        add_ll(pool, r->pslot[P_RUNNING], -1) < 0)
+    if (slot_add(r->kernel, r->kslot[K_RUNNING], -1) < 0 ||
+        slot_add(r->kernel, r->kslot[K_DONE], 1) < 0 ||
+        slot_add(pool, r->pslot[P_RUNNING], -1) < 0)
         return -1;
     PyObject *groups = PyList_GET_ITEM(r->groups, (Py_ssize_t)j);
     if (groups != Py_None) { /* `Pool.release` */
@@ -403,7 +405,7 @@ ck_complete(Run *r, long long j)
         }
         Py_DECREF(seq);
         if (put(pool, r->pslot[P_FREE_TOTAL], PyLong_FromLongLong(free_total)) < 0 ||
-            log_change(r, pool) < 0)
+            pool_changed(r, pool) < 0)
             return -1;
         Py_INCREF(Py_None);
         if (PyList_SetItem(r->groups, (Py_ssize_t)j, Py_None) < 0)

@@ -1,10 +1,11 @@
 /*
- * What the two halves of schedlab.engine._ckernel share: the loop (_ckernel.c) and the life
- * of a job in it (_ckernel_jobs.c). See _ckernel.c for what the extension is.
+ * The state of a run of schedlab.engine._ckernel, which every part reads: the loop
+ * (_ckernel.c) and the life of a job in it (_ckernel_jobs.c); _ckernel_state.c defines what
+ * is declared here. See _ckernel.c for what the extension is.
  */
 
-#ifndef SCHEDLAB_CKERNEL_H
-#define SCHEDLAB_CKERNEL_H
+#ifndef SCHEDLAB_CKERNEL_STATE_H
+#define SCHEDLAB_CKERNEL_STATE_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,7 +16,7 @@
 
 #include "_cevents.h" /* the event queue's C API */
 
-/* set once by the module's init or its first run (engine/_ckernel.c) */
+/* defined in _ckernel_state.c, set by the module's init or its first run (_ckernel.c) */
 extern EventQueueCAPI *queue_api;
 extern double nan_value; /* float("nan"), the NaN the Python code writes */
 extern PyObject *s_segment_start_at, *s_free_procs, *s_on_submit, *s_on_finish,
@@ -142,7 +143,7 @@ get_d(PyObject *o, Py_ssize_t off, double *out)
 
 /* ``o.slot += delta`` on an int slot */
 static inline int
-add_ll(PyObject *o, Py_ssize_t off, long long delta)
+slot_add(PyObject *o, Py_ssize_t off, long long delta)
 {
     long long v;
     if (get_ll(o, off, &v) < 0)
@@ -152,14 +153,14 @@ add_ll(PyObject *o, Py_ssize_t off, long long delta)
 
 /* -- the job table's columns and calls into Python ----------------------------------------- */
 
-int fetch_columns(Run *r);
+int ck_fetch_columns(Run *r); /* _ckernel_state.c */
 
 /* after any call into Python: the table may have grown (a spawned job), which moves its
    columns; nothing else resizes them (engine/jobs.py, `JobTable.append`) */
 static inline int
 grown(Run *r)
 {
-    return Py_SIZE(r->state_column) != r->jobs ? fetch_columns(r) : 0;
+    return Py_SIZE(r->state_column) != r->jobs ? ck_fetch_columns(r) : 0;
 }
 
 /* call a Python method of the kernel; -1 on error */
@@ -214,7 +215,7 @@ pool_at(Run *r, long long p)
 
 /* every change log of the pool hears of a change (`Pool.change_logs`) */
 static inline int
-log_change(Run *r, PyObject *pool)
+pool_changed(Run *r, PyObject *pool)
 {
     PyObject *logs = get_seq(pool, r->pslot[P_CHANGE_LOGS], "change_logs", 1);
     if (logs == NULL)
@@ -242,12 +243,5 @@ mark(Run *r, PyObject *pool)
     PyObject *dirty = get_seq(r->kernel, r->kslot[K_DIRTY_POOLS], "_dirty_pools", 0);
     return dirty == NULL ? -1 : PyList_Append(dirty, pool);
 }
-
-/* -- the life of a job (_ckernel_jobs.c) ---------------------------------------------------- */
-
-int ck_deliver(Run *r, long long j);
-int ck_enter(Run *r, PyObject *pool, long long j);
-int ck_start_local(Run *r, PyObject *pool, PyObject *local_obj);
-int ck_complete(Run *r, long long j);
 
 #endif
