@@ -15,6 +15,8 @@ One loop carries clusters, grids and moldable applications. Its pieces, one modu
 * **Decisions** (`engine.apply`) of policies and actors are validated and applied there, one
   method per kind.
 * **Events** (`engine.events`): their kinds and the tie rule of one instant.
+* **The loop** (`Kernel._loop`, below) runs in C where it was compiled
+  (`engine.compiled_loop`, `engine/_ckernel.c`): the same steps, the same results.
 
 Every actor is asked once at the first instant (to set its wake-ups, deploy pilots...). An
 instant is a sequence of rounds (`engine.events`); more than ``max_rounds`` rounds is a
