@@ -68,12 +68,11 @@ slot_offset(PyObject *type, const char *name, Py_ssize_t *out)
 /* -- a `Steps` policy's pass ------------------------------------------------------------ */
 
 static int
-steps_pass(Run *r, PyObject *pool, PyObject *step)
+steps_pass_on(Run *r, PyObject *pool, PyObject *step, PyObject *view)
 {
-    PyObject *view = get(pool, r->pslot[P_VIEW], "view");
     PyObject *free = get(pool, r->pslot[P_FREE_TOTAL], "free_total");
     PyObject *ended = get_seq(pool, r->pslot[P_ENDED], "ended", 0);
-    if (view == NULL || free == NULL || ended == NULL)
+    if (free == NULL || ended == NULL)
         return -1;
     Py_INCREF(free);
     int rc = PyObject_SetAttr(view, s_free_procs, free);
@@ -128,6 +127,20 @@ fail:
     Py_DECREF(ended);
     Py_DECREF(free);
     return -1;
+}
+
+/* a `Steps` policy's pass (`Kernel._loop`, step 5), on the view it held at the start (a
+   reference kept, as the Python loop's local variable keeps one) */
+static int
+steps_pass(Run *r, PyObject *pool, PyObject *step)
+{
+    PyObject *view = get(pool, r->pslot[P_VIEW], "view");
+    if (view == NULL)
+        return -1;
+    Py_INCREF(view);
+    int rc = steps_pass_on(r, pool, step, view);
+    Py_DECREF(view);
+    return rc;
 }
 
 /* a classic policy's pass (`Kernel._pool_pass`): its plain starts here, any other decision
