@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from test_kernel import Chatty  # (two actors that answer each other forever)
+from test_kernel import Chatty, specs  # (actors answering each other forever; jobs)
 
 from loop_twins import (
     ClassicFcfs,
@@ -25,24 +25,13 @@ from loop_twins import (
 )
 from schedlab.engine.decisions import Decision, Start, WakeAt
 from schedlab.engine.durations import RIGID
-from schedlab.engine.kernel import JobSpecs, Kernel, KernelRun
+from schedlab.engine.kernel import Kernel, KernelRun
 from schedlab.engine.protocol import ClusterView, Policy, StepPolicy
 from schedlab.errors import PolicyError
 from schedlab.platform.pool import PoolSpec
 from schedlab.schedulers import make_policy
 
 # -- errors ---------------------------------------------------------------------------------------
-
-
-def _jobs(jobs: Sequence[tuple[float, float, int]], **kw: Any) -> JobSpecs:
-    """(submit, run, procs) jobs; requested = run."""
-    return JobSpecs.rigid(
-        submit_at=[j[0] for j in jobs],
-        run_time=[j[1] for j in jobs],
-        requested_time=[j[1] for j in jobs],
-        procs=[j[2] for j in jobs],
-        **kw,
-    )
 
 
 # two jobs of 3 processors at 0, one of 1 at 1, on 4 processors
@@ -181,7 +170,7 @@ def test_a_bad_answer_of_a_policy_fails_the_same_on_either_loop(
     kernels: list[Kernel] = []
 
     def run() -> None:
-        kernel = Kernel(jobs=_jobs(ERROR_JOBS), pools=[(PoolSpec.cluster(4), kind(answer))])
+        kernel = Kernel(jobs=specs(ERROR_JOBS), pools=[(PoolSpec.cluster(4), kind(answer))])
         kernels.append(kernel)
         kernel.run()
 
@@ -230,7 +219,7 @@ def test_unusual_but_valid_answers_run_the_same(
             known[0] = submitted
             return answer(starts)
 
-        jobs = _jobs([(0.0, 3.0, 1), (1.0, 3.0, 1)])
+        jobs = specs([(0.0, 3.0, 1), (1.0, 3.0, 1)])
         return Kernel(jobs=jobs, pools=[(PoolSpec.cluster(2), kind(decide))]).run()
 
     with_c, with_python = both_loops(run)
@@ -245,7 +234,7 @@ def test_a_livelock_on_the_c_loops_own_path_is_the_same_error() -> None:
     instant and lets the next start, one round each, all in the C loop. With as many rounds
     allowed as the run needs both loops end it alike; with one fewer both raise the same
     livelock error."""
-    jobs = _jobs([(0.0, 0.0, 1)] * 20)
+    jobs = specs([(0.0, 0.0, 1)] * 20)
 
     def run(max_rounds: int) -> KernelRun:
         kernel = Kernel(
@@ -268,7 +257,7 @@ def test_a_livelock_of_actors_is_the_same_error() -> None:
 
     def run() -> None:
         Kernel(
-            jobs=_jobs([(3.0, 1.0, 1)], target_actor=0),
+            jobs=specs([(3.0, 1.0, 1)], target_actor=0),
             pools=[(PoolSpec.cluster(1), make_policy("fcfs"))],
             actors=[Chatty(1), Chatty(0)],
             max_rounds=40,
@@ -324,8 +313,8 @@ def _raising_kernel(where: str) -> Kernel:
     jobs = [(0.0, 2.0, 1), (1.0, 2.0, 2), (2.0, 1.0, 1), (4.0, 3.0, 1), (6.0, 1.0, 2)]
     if where == "time_factor":
         fragile = Fragile()
-        specs = _jobs(jobs, speedup=[RIGID, RIGID, RIGID, fragile, RIGID])
-        kernel = Kernel(jobs=specs, pools=[(PoolSpec.cluster(2), make_policy("easy"))])
+        made = specs(jobs, speedup=[RIGID, RIGID, RIGID, fragile, RIGID])
+        kernel = Kernel(jobs=made, pools=[(PoolSpec.cluster(2), make_policy("easy"))])
         fragile.armed = True
         return kernel
     if where in ("step", "schedule"):
@@ -341,7 +330,7 @@ def _raising_kernel(where: str) -> Kernel:
     else:
         policy = make_policy("fcfs")
     observers = [FailingObserver()] if where == "observer" else []
-    return Kernel(jobs=_jobs(jobs), pools=[(PoolSpec.cluster(2), policy)], observers=observers)
+    return Kernel(jobs=specs(jobs), pools=[(PoolSpec.cluster(2), policy)], observers=observers)
 
 
 @needs_c_loop

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 from array import array
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +26,7 @@ from schedlab.schedulers import make_policy
 from schedlab.workload.job import N_FIELDS, F, Workload
 
 
-def specs(jobs: list[tuple[float, float, int]], **kw: Any) -> JobSpecs:
+def specs(jobs: Sequence[tuple[float, float, int]], **kw: Any) -> JobSpecs:
     """(submit, run, procs) jobs, requested = run."""
     return JobSpecs.rigid(
         submit_at=[j[0] for j in jobs],
